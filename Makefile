@@ -1,0 +1,19 @@
+# The two commands of the README: `make up` starts everything, `make test` runs every check.
+PYTHON ?= python3
+
+.PHONY: install up test lint
+
+install:
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+
+up: install
+	$(PYTHON) -m treset.cli up
+
+lint:
+	$(PYTHON) -m ruff check .
+	$(PYTHON) -m mypy
+
+test: install
+	bash scripts/ensure-chromium.sh
+	$(MAKE) lint
+	$(PYTHON) -m pytest --doctest-modules tressette agent server treset tests

@@ -1,0 +1,73 @@
+"""The rules of two-player Tressette and Kifameno, in pure standard-library Python.
+
+The one source of truth for cards, follow-suit, tricks, drawing, scoring, the
+per-player view and the agent's JSON state.  Imports nothing outside the
+standard library.
+"""
+
+from tressette.cards import (
+    ALL_CARDS,
+    LAST_TRICK_BONUS,
+    N_CARDS,
+    POINTS,
+    RANKS,
+    STRENGTH,
+    SUITS,
+    TOTAL_POINTS,
+    Card,
+    CardError,
+    Mask,
+    beats,
+    card_name,
+    cards_of,
+    mask_of,
+    parse_card,
+    points_of,
+    rank_of,
+    suit_of,
+    traditional_points,
+)
+from tressette.deal import Deal, Outcome, Trick, replay, shuffled_deck
+from tressette.errors import IllegalMoveError, InvalidStateError
+from tressette.state import HIM, ME, AgentState, parse_state, state_from_view
+from tressette.variant import Variant
+from tressette.view import PlayerView, trick_to_dict, view_of
+
+__all__ = [
+    "ALL_CARDS",
+    "HIM",
+    "LAST_TRICK_BONUS",
+    "ME",
+    "N_CARDS",
+    "POINTS",
+    "RANKS",
+    "STRENGTH",
+    "SUITS",
+    "TOTAL_POINTS",
+    "AgentState",
+    "Card",
+    "CardError",
+    "Deal",
+    "IllegalMoveError",
+    "InvalidStateError",
+    "Mask",
+    "Outcome",
+    "PlayerView",
+    "Trick",
+    "Variant",
+    "beats",
+    "card_name",
+    "cards_of",
+    "mask_of",
+    "parse_card",
+    "parse_state",
+    "points_of",
+    "rank_of",
+    "replay",
+    "shuffled_deck",
+    "state_from_view",
+    "suit_of",
+    "traditional_points",
+    "trick_to_dict",
+    "view_of",
+]
