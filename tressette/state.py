@@ -299,7 +299,8 @@ def state_from_view(view: PlayerView, *, with_history: bool = True) -> AgentStat
     seat = view.seat
     hand = view.hand
     inplay = view.table if view.table else ()
-    unknown = tuple(c for c in ALL_CARDS if c not in view.played and c not in hand and c not in inplay)
+    seen = view.played | set(hand) | set(inplay)
+    unknown = tuple(c for c in ALL_CARDS if c not in seen)
     history = None
     hispoints = None
     if with_history:
