@@ -1,0 +1,255 @@
+"""Exact endgame solver: alpha-beta over the remaining tricks once every card is known.
+
+Minimax on seat 0's points still to come (seat 0 is the agent).  The mover is
+chosen by the trick winner.  In Tressette seat 0 maximises them, in Kifameno
+it minimises them; the opponent does the opposite.  Since a deal's points are
+fixed, the points-optimal line is also win-optimal, and among winning (or
+losing) moves it is the one with the best score.
+
+Speed: a persistent transposition table keyed on (both hands, leader,
+variant) at trick boundaries (entries are facts about a position, so they stay
+true across searches), move ordering, and merging of equivalent cards (one
+hand's cards of a suit with no other live card between them and equal points
+play alike).  ``solve_reference`` is the readable pure-Python path the
+compiled one is checked against.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from agent.tables import POINTS_ARR, SUIT_ARR, SUIT_MASKS
+from agent.world import NOGIL, beats, legal_mask, popcount
+from tressette import Card, Deal
+
+TT_BITS = 20
+TT_SIZE = 1 << TT_BITS
+INF = 1000
+LAST_BONUS = 3
+
+
+def new_table() -> np.ndarray:
+    """Return an empty transposition table (rows: key0, key1, lower bound, upper bound)."""
+    tt = np.zeros((TT_SIZE, 4), dtype=np.int64)
+    tt[:, 0] = -1
+    return tt
+
+
+@njit(cache=True, nogil=NOGIL)
+def _slot(h0: int, key1: int) -> int:
+    x = np.uint64(h0) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(key1) * np.uint64(0xC2B2AE3D27D4EB4F)
+    return np.int64(x >> np.uint64(64 - TT_BITS))
+
+
+@njit(cache=True, nogil=NOGIL)
+def _ordered_moves(h0: int, h1: int, leader: int, lead: int, cfm: bool, out: np.ndarray) -> int:
+    """Fill ``out`` with one card per class of equivalent legal cards, best-first; return the count."""
+    mover = leader if lead < 0 else 1 - leader
+    w = np.empty(4, dtype=np.int64)
+    w[0] = h0
+    w[1] = h1
+    legal = h0 if mover == 0 else h1
+    if lead >= 0:
+        follow = legal & SUIT_MASKS[SUIT_ARR[lead]]
+        if follow:
+            legal = follow
+    live = h0 | h1
+    if lead >= 0:
+        live |= np.int64(1) << lead
+    n = 0
+    scores = np.empty(10, dtype=np.int64)
+    for s in range(4):
+        group_pts = -1
+        for c in range(s * 10, s * 10 + 10):
+            if not (live >> c) & 1:
+                continue
+            if not (legal >> c) & 1:
+                group_pts = -1
+                continue
+            p = POINTS_ARR[c]
+            if p == group_pts:
+                continue
+            group_pts = p
+            # Score: want points for myself in Tressette, fewer in Kifameno.
+            if lead >= 0:
+                if beats(c, lead):
+                    sc = 100 + POINTS_ARR[lead] + p
+                else:
+                    sc = 50 - p
+                if cfm:
+                    sc = -sc
+            else:
+                sc = -p * 10 + (c % 10)
+            out[n] = c
+            scores[n] = sc
+            n += 1
+    # Insertion sort by score, best first (n <= 10).
+    for i in range(1, n):
+        c = out[i]
+        sc = scores[i]
+        j = i - 1
+        while j >= 0 and scores[j] < sc:
+            out[j + 1] = out[j]
+            scores[j + 1] = scores[j]
+            j -= 1
+        out[j + 1] = c
+        scores[j + 1] = sc
+    return n
+
+
+# Not cached: numba's cache cannot hold self-recursive functions (loading one crashes).
+@njit(cache=False, nogil=NOGIL)
+def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm: bool,
+            tt: np.ndarray, nodes: np.ndarray) -> int:
+    """Return seat 0's points still to come under best play, within the (alpha, beta) window."""
+    nodes[0] += 1
+    if h0 == 0 and h1 == 0:
+        return 0
+    slot = -1
+    key1 = 0
+    if lead < 0:
+        key1 = h1 | (np.int64(leader) << 40) | (np.int64(1 if cfm else 0) << 41)
+        slot = _slot(h0, key1)
+        if tt[slot, 0] == h0 and tt[slot, 1] == key1:
+            lo = tt[slot, 2]
+            hi = tt[slot, 3]
+            if lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo == hi:
+                return lo
+            alpha = max(alpha, lo)
+            beta = min(beta, hi)
+    mover = leader if lead < 0 else 1 - leader
+    maximise = (mover == 0) != cfm
+    moves = np.empty(10, dtype=np.int64)
+    n = _ordered_moves(h0, h1, leader, lead, cfm, moves)
+    a = alpha
+    b = beta
+    best = -INF if maximise else INF
+    for i in range(n):
+        c = moves[i]
+        bit = np.int64(1) << c
+        n0 = h0 & ~bit if mover == 0 else h0
+        n1 = h1 & ~bit if mover == 1 else h1
+        if lead < 0:
+            v = _search(n0, n1, leader, c, a, b, cfm, tt, nodes)
+        else:
+            winner = 1 - leader if beats(c, lead) else leader
+            pts = POINTS_ARR[lead] + POINTS_ARR[c]
+            if n0 == 0 and n1 == 0:
+                pts += LAST_BONUS
+            gain = pts if winner == 0 else 0
+            v = gain + _search(n0, n1, winner, -1, a - gain, b - gain, cfm, tt, nodes)
+        if maximise:
+            if v > best:
+                best = v
+            if best > a:
+                a = best
+        else:
+            if v < best:
+                best = v
+            if best < b:
+                b = best
+        if a >= b:
+            break
+    if slot >= 0:
+        lo = 0
+        hi = INF
+        if tt[slot, 0] == h0 and tt[slot, 1] == key1:
+            lo = tt[slot, 2]
+            hi = tt[slot, 3]
+        if best <= alpha:
+            hi = min(hi, best)
+        elif best >= beta:
+            lo = max(lo, best)
+        else:
+            lo = best
+            hi = best
+        tt[slot, 0] = h0
+        tt[slot, 1] = key1
+        tt[slot, 2] = lo
+        tt[slot, 3] = hi
+    return best
+
+
+@njit(cache=False, nogil=NOGIL)
+def solve_root(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarray,
+               values: np.ndarray, nodes: np.ndarray) -> int:
+    """Solve exactly; fill ``values[c]`` with seat 0's points to come after seat 0 plays ``c``.
+
+    Seat 0 must be to move.  Every legal card gets its exact value (cards
+    outside the legal set keep -1).  Returns the best card.
+    """
+    values[:] = -1
+    w = np.empty(9, dtype=np.int64)
+    w[0] = h0
+    w[1] = h1
+    w[2] = leader
+    w[3] = lead
+    legal = legal_mask(w)
+    best_card = -1
+    best = -INF
+    for c in range(40):
+        if not (legal >> c) & 1:
+            continue
+        bit = np.int64(1) << c
+        n0 = h0 & ~bit
+        if lead < 0:
+            v = _search(n0, h1, leader, c, -INF, INF, cfm, tt, nodes)
+        else:
+            winner = 1 - leader if beats(c, lead) else leader
+            pts = POINTS_ARR[lead] + POINTS_ARR[c]
+            if n0 == 0 and h1 == 0:
+                pts += LAST_BONUS
+            gain = pts if winner == 0 else 0
+            v = gain + _search(n0, h1, winner, -1, -INF, INF, cfm, tt, nodes)
+        values[c] = v
+        score = -v if cfm else v
+        if best_card < 0 or score > best:
+            best = score
+            best_card = c
+    return best_card
+
+
+@njit(cache=False, nogil=NOGIL)
+def solve_value(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarray, nodes: np.ndarray) -> int:
+    """Return seat 0's points to come under best play from any position (either seat to move)."""
+    return _search(h0, h1, leader, lead, -INF, INF, cfm, tt, nodes)
+
+
+def solve_reference(deal: Deal, seat: int) -> int:
+    """Return ``seat``'s final points under best play by plain minimax on the rules engine.
+
+    The readable reference: no pruning, no table, no merging; exponential, so
+    only for small endgames.  ``deal`` must have an empty stock.
+    """
+    if deal.is_over:
+        return deal.points[seat]
+    cfm = deal.variant.cfm
+    maximise = (deal.to_move == seat) != cfm
+    results = []
+    for card in deal.legal_moves():
+        child = deal.copy()
+        child.play(card)
+        results.append(solve_reference(child, seat))
+    return max(results) if maximise else min(results)
+
+
+def best_cards_reference(deal: Deal, seat: int) -> tuple[int, list[Card]]:
+    """Return (best final points, every optimal card) for ``seat`` to move, by plain minimax."""
+    values = {}
+    for card in deal.legal_moves():
+        child = deal.copy()
+        child.play(card)
+        values[card] = solve_reference(child, seat)
+    pick = min if deal.variant.cfm else max
+    best = pick(values.values())
+    return best, sorted(c for c, v in values.items() if v == best)
+
+
+def count_cards(mask: int) -> int:
+    """Return the number of cards in a mask (compiled popcount, for callers in Python)."""
+    return int(popcount(mask))

@@ -1,0 +1,103 @@
+"""Baseline players every improvement is measured against.
+
+- ``random``: a uniformly random legal card.
+- ``greedy``: one-ply common sense (the playout policy without randomness).
+- ``flat``: the thesis's agent (Briskula.si): flat UCB1 over its own cards,
+  uniform determinizations (no inference from voids), weighted random
+  playouts (the guided policy with half its cards random), C = sqrt(2),
+  delta = 1 (reward = (win + points share) / 2), 10,000 iterations, and
+  plain exact alpha-beta in the last 10 tricks.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from agent.decide import decide, solve
+from agent.determinize import make_root
+from agent.mcts import run_flat
+from agent.playout import GUIDED, guided_card, seed_kernels
+from tressette import AgentState
+
+Policy = Callable[[AgentState, random.Random], int]
+"""Pick a legal card for a state; randomness only from the given generator."""
+
+FLAT_ITERATIONS = 10_000
+FLAT_C = math.sqrt(2)
+FLAT_DELTA = 0.5  # delta = 1 in the thesis's units: win and points share weigh the same
+FLAT_EPS = 0.5
+
+
+def random_policy(state: AgentState, rng: random.Random) -> int:
+    """Return a uniformly random legal card."""
+    return rng.choice(state.legal_moves())
+
+
+def greedy_policy(state: AgentState, rng: random.Random) -> int:
+    """Return the one-ply sensible card (random among leads)."""
+    legal = state.legal_moves()
+    if state.is_leading:
+        return rng.choice(legal)
+    root = make_root(state)
+    mask = 0
+    for c in legal:
+        mask |= 1 << c
+    seed_kernels(rng.randrange(2**31))
+    return int(guided_card(root.w, mask, state.cfm, 0.0))
+
+
+def flat_policy(state: AgentState, rng: random.Random, iterations: int = FLAT_ITERATIONS) -> int:
+    """Return the thesis agent's card: flat UCB1 + exact endgame."""
+    if state.all_known:
+        return solve(state)[0]
+    legal = state.legal_moves()
+    if len(legal) == 1:
+        return legal[0]
+    root = make_root(state, use_voids=False)
+    visits = np.zeros(40, dtype=np.int64)
+    total = np.zeros(40, dtype=np.float64)
+    seed_kernels(rng.randrange(2**31))
+    run_flat(visits, total, root.w, root.hidden, root.need, state.cfm, iterations, FLAT_C, FLAT_DELTA,
+             GUIDED, FLAT_EPS)
+    return int(max(legal, key=lambda c: (visits[c], total[c])))
+
+
+@dataclass(frozen=True, slots=True)
+class MctsPolicy:
+    """The full agent at a fixed budget, as a policy (for the arena)."""
+
+    time_ms: int = 1000
+    iterations: int | None = None
+    jobs: int = 1
+
+    def __call__(self, state: AgentState, rng: random.Random) -> int:
+        """Return the agent's card, seeded from ``rng``."""
+        return decide(state, time_ms=self.time_ms, iterations=self.iterations,
+                      seed=rng.randrange(2**31), jobs=self.jobs).card
+
+
+def get_policy(name: str) -> Policy:
+    """Return a policy by name.
+
+    ``random``, ``greedy``, ``flat`` (``flat:N`` for N iterations), and
+    ``mcts`` (``mcts:T`` for T ms per move, ``mcts:iN`` for N iterations).
+    Raises KeyError for an unknown name.
+    """
+    base, _, arg = name.partition(":")
+    if base == "random" and not arg:
+        return random_policy
+    if base == "greedy" and not arg:
+        return greedy_policy
+    if base == "flat":
+        n = int(arg) if arg else FLAT_ITERATIONS
+        return lambda state, rng: flat_policy(state, rng, n)
+    if base == "mcts":
+        if arg.startswith("i"):
+            return MctsPolicy(time_ms=10**7, iterations=int(arg[1:]))
+        return MctsPolicy(time_ms=int(arg) if arg else 1000)
+    raise KeyError(f"unknown player {name!r} (random, greedy, flat[:N], mcts[:MS|:iN], cmd:COMMAND)")

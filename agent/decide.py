@@ -1,0 +1,167 @@
+"""Choose a card: the exact solver when every card's place is known, ISMCTS otherwise.
+
+The search runs in compiled chunks between clock checks so a decision never
+overruns its budget by more than a chunk (a few milliseconds).  With
+``jobs > 1`` independent trees search in parallel threads (the kernels release
+the GIL) and their root statistics are summed (root parallelism).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agent.alphabeta import new_table, solve_root
+from agent.determinize import make_root
+from agent.mcts import Tree, search
+from agent.playout import GUIDED, seed_kernels
+from agent.world import W_H0, W_H1, W_LEAD, W_LEADER
+from tressette import AgentState, card_name
+
+CHUNK = 512
+TREE_CAPACITY = 1_500_000
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """Tunable search settings (defaults are the measured best; see README)."""
+
+    c_explore: float = 0.7
+    delta: float = 0.25
+    policy: int = GUIDED
+    eps: float = 0.15
+    use_voids: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The card chosen, how, and what the search saw."""
+
+    card: int
+    method: str
+    iterations: int
+    value: int | None
+    stats: dict[str, Any] = field(default_factory=dict)
+    elapsed_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the decision as JSON-ready data (cards by name)."""
+        return {
+            "card": card_name(self.card),
+            "method": self.method,
+            "iterations": self.iterations,
+            "value": self.value,
+            "stats": self.stats,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+        }
+
+
+_TT: np.ndarray | None = None
+
+
+def _table() -> np.ndarray:
+    global _TT
+    if _TT is None:
+        _TT = new_table()
+    return _TT
+
+
+def solve(state: AgentState) -> tuple[int, int, dict[int, int]]:
+    """Solve a position with every card's place known.
+
+    Returns (best card, the agent's final points under best play, each legal
+    card's final points).
+    """
+    root = make_root(state)
+    values = np.zeros(40, dtype=np.int64)
+    nodes = np.zeros(1, dtype=np.int64)
+    # Each thread gets its own table: the table is not safe to share between threads.
+    tt = _table() if _is_main_thread() else new_table()
+    best = solve_root(root.w[W_H0], root.w[W_H1] | _hidden_mask(root.hidden), root.w[W_LEADER],
+                      root.w[W_LEAD], state.cfm, tt, values, nodes)
+    per_card = {c: state.points + int(values[c]) for c in state.legal_moves()}
+    return int(best), per_card[int(best)], per_card
+
+
+def _is_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _hidden_mask(hidden: np.ndarray) -> int:
+    m = 0
+    for c in hidden:
+        m |= 1 << int(c)
+    return m
+
+
+def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = None,
+           seed: int | None = None, jobs: int = 1, config: SearchConfig | None = None) -> Decision:
+    """Return the agent's card for ``state``.
+
+    The search stops at ``iterations`` (when given) or when ``time_ms`` has
+    passed, whichever comes first.  ``seed`` makes a run with an iteration cap
+    reproducible (a time limit alone depends on the machine's speed).
+    """
+    start = time.perf_counter()
+    config = config or SearchConfig()
+    legal = state.legal_moves()
+    if state.all_known:
+        best, value, per_card = solve(state)
+        return Decision(best, "solver", 0, value, {card_name(c): {"value": v} for c, v in per_card.items()},
+                        (time.perf_counter() - start) * 1000)
+    if len(legal) == 1:
+        return Decision(legal[0], "mcts", 0, None, {card_name(legal[0]): {"visits": 0, "mean": None}},
+                        (time.perf_counter() - start) * 1000)
+    root = make_root(state, use_voids=config.use_voids)
+    deadline = start + time_ms / 1000.0
+    seeds = random.Random(seed).sample(range(1, 2**31), max(1, jobs))
+    limit = iterations if iterations is not None else 1 << 62
+    per_job = [limit // jobs + (1 if i < limit % jobs else 0) for i in range(jobs)] if jobs > 1 else [limit]
+
+    def run(job: int) -> Tree:
+        seed_kernels(seeds[job])
+        tree = Tree(min(TREE_CAPACITY, per_job[job] + 1))
+        done = 0
+        while done < per_job[job] and time.perf_counter() < deadline:
+            n = min(CHUNK, per_job[job] - done)
+            search(tree, root, n, c_explore=config.c_explore, delta=config.delta,
+                   policy=config.policy, eps=config.eps)
+            done += n
+        return tree
+
+    if jobs == 1:
+        trees = [run(0)]
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            trees = list(pool.map(run, range(jobs)))
+    merged: dict[int, list[float]] = {c: [0, 0.0] for c in legal}
+    for tree in trees:
+        for c, (v, mean) in tree.root_stats().items():
+            merged[c][0] += v
+            merged[c][1] += v * mean
+    total = int(sum(v for v, _ in merged.values()))
+    best = max(legal, key=lambda c: (merged[c][0], merged[c][1]))
+    stats = {card_name(c): {"visits": int(v), "mean": round(s / v, 4) if v else None}
+             for c, (v, s) in merged.items()}
+    return Decision(best, "mcts", total, None, stats, (time.perf_counter() - start) * 1000)
+
+
+def warmup() -> None:
+    """Compile (or load from the cache) every kernel the search uses."""
+    import tressette
+    from tressette import Deal, Variant, state_from_view, view_of
+
+    deal = Deal.new(Variant.TRESSETTE, 0, random.Random(0))
+    decide(state_from_view(view_of(deal, 0)), iterations=64, seed=0)
+    while deal.stock:
+        deal.play(deal.legal_moves()[0])
+    if deal.to_move != 0:
+        deal.play(deal.legal_moves()[0])
+    decide(tressette.state_from_view(view_of(deal, 0)))

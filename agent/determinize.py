@@ -1,0 +1,106 @@
+"""Sampling worlds consistent with what the agent knows.
+
+Every card the opponent drew from the stock was shown face up, so the
+opponent's hidden cards all come from its first ten.  Hence a suit the
+opponent once failed to follow can hold no hidden card of its hand: hidden
+cards of such a suit are in the stock.  A sampled world puts ``hiscards`` in
+the opponent's hand, fills the rest of that hand from the hidden cards allowed
+there, and shuffles everything else into the stock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from agent.world import NOGIL, W_H0, W_H1, W_LEAD, W_LEADER, W_P0, W_P1, W_SIZE, W_SLEN, W_SPOS, W_TRICKS
+from tressette import HIM, ME, AgentState, mask_of, suit_of
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """The agent's information set in the arrays the kernels take.
+
+    ``w`` holds the known part of the world (the opponent's hand holds only its
+    known cards), ``hidden`` the cards whose place is unknown, ``need`` how
+    many of them the opponent holds, ``voids`` a 4-bit mask of suits the
+    opponent cannot hold hidden cards of.
+    """
+
+    w: np.ndarray
+    hidden: np.ndarray
+    need: int
+    voids: int
+    cfm: bool
+
+
+def opponent_voids(state: AgentState) -> int:
+    """Return the 4-bit mask of suits the opponent has shown it lacks (from ``history``)."""
+    voids = 0
+    for trick in state.history or ():
+        lead, follow = trick.cards
+        if trick.leader == ME and suit_of(follow) != suit_of(lead):
+            voids |= 1 << suit_of(lead)
+    return voids
+
+
+def make_root(state: AgentState, *, use_voids: bool = True) -> Root:
+    """Return the kernels' view of ``state`` (the agent, seat 0, is to move)."""
+    w = np.zeros(W_SIZE, dtype=np.int64)
+    known = state.opponent_known
+    w[W_H0] = mask_of(state.hand)
+    w[W_H1] = mask_of(known)
+    w[W_LEADER] = ME if state.is_leading else HIM
+    w[W_LEAD] = state.inplay[0] if state.inplay else -1
+    w[W_P0] = state.points
+    w[W_P1] = state.opponent_points
+    w[W_SPOS] = 0
+    w[W_SLEN] = state.stock_size
+    w[W_TRICKS] = state.tricks_played
+    hidden = np.array(state.hidden, dtype=np.int64)
+    need = state.opponent_hand_size - len(known)
+    voids = opponent_voids(state) if use_voids else 0
+    allowed = sum(1 for c in state.hidden if not (voids >> suit_of(c)) & 1)
+    if allowed < need:  # the history contradicts the counts: trust the counts
+        voids = 0
+    return Root(w=w, hidden=hidden, need=need, voids=voids, cfm=state.cfm)
+
+
+@njit(cache=True, nogil=NOGIL)
+def sample_world(w0: np.ndarray, hidden: np.ndarray, need: int, voids: int,
+                 w: np.ndarray, stock: np.ndarray) -> None:
+    """Fill ``w`` and ``stock`` with a random world consistent with the root."""
+    w[:] = w0
+    k = hidden.shape[0]
+    buf = np.empty(k, dtype=np.int64)
+    n_ok = 0
+    n_bad = 0
+    # Allowed cards first, then the void-suit cards (which can only be in the stock).
+    for i in range(k):
+        c = hidden[i]
+        if (voids >> (c // 10)) & 1:
+            buf[k - 1 - n_bad] = c
+            n_bad += 1
+        else:
+            buf[n_ok] = c
+            n_ok += 1
+    # Partial Fisher-Yates: the opponent's share from the allowed cards.
+    for i in range(need):
+        j = i + np.random.randint(n_ok - i)
+        t = buf[i]
+        buf[i] = buf[j]
+        buf[j] = t
+        w[W_H1] |= np.int64(1) << buf[i]
+    # The rest, allowed and void alike, is the stock in random order.
+    s = k - need
+    for i in range(s):
+        stock[i] = buf[need + i]
+    for i in range(s - 1, 0, -1):
+        j = np.random.randint(i + 1)
+        t = stock[i]
+        stock[i] = stock[j]
+        stock[j] = t
+    w[W_SPOS] = 0
+    w[W_SLEN] = s

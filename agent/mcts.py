@@ -1,0 +1,181 @@
+"""Information Set MCTS (single observer) over the agent's card plays, compiled.
+
+Each iteration samples a world (``determinize.sample_world``), walks the one
+shared tree choosing among the children legal in that world by UCB with
+availability counts, expands one new card, finishes the world with a guided
+playout and backs the result up.  Tree nodes are card plays by either seat;
+the draws in between are part of the sampled world, not of the tree.
+
+The reward is seat-relative: ``(1 - delta) * win + delta * share``, where
+``share`` is the points fraction a player wants (its points in Tressette,
+the opponent's in Kifameno).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from agent.determinize import Root, sample_world
+from agent.playout import GUIDED, playout, random_card
+from agent.world import NOGIL, W_SIZE, is_over, legal_mask, mover, step
+
+TOTAL = 35
+WIN_AT = 18
+
+
+@njit(cache=True, nogil=NOGIL)
+def reward0(p0: int, cfm: bool, delta: float) -> float:
+    """Return seat 0's reward in [0, 1] for final points ``p0``."""
+    if cfm:
+        win = 1.0 if p0 < WIN_AT else 0.0
+        share = (TOTAL - p0) / TOTAL
+    else:
+        win = 1.0 if p0 >= WIN_AT else 0.0
+        share = p0 / TOTAL
+    return (1.0 - delta) * win + delta * share
+
+
+@dataclass(slots=True)
+class Tree:
+    """The search tree as arrays (node 0 is the root)."""
+
+    capacity: int
+    move: np.ndarray = field(init=False)
+    player: np.ndarray = field(init=False)
+    child: np.ndarray = field(init=False)
+    sibling: np.ndarray = field(init=False)
+    visits: np.ndarray = field(init=False)
+    avail: np.ndarray = field(init=False)
+    reward: np.ndarray = field(init=False)
+    size: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        n = self.capacity
+        self.move = np.full(n, -1, dtype=np.int64)
+        self.player = np.zeros(n, dtype=np.int64)
+        self.child = np.full(n, -1, dtype=np.int64)
+        self.sibling = np.full(n, -1, dtype=np.int64)
+        self.visits = np.zeros(n, dtype=np.int64)
+        self.avail = np.zeros(n, dtype=np.int64)
+        self.reward = np.zeros(n, dtype=np.float64)
+        self.size = np.ones(1, dtype=np.int64)
+
+    def root_stats(self) -> dict[int, tuple[int, float]]:
+        """Return ``{card: (visits, mean reward)}`` for the root's children."""
+        out = {}
+        node = self.child[0]
+        while node >= 0:
+            v = int(self.visits[node])
+            out[int(self.move[node])] = (v, float(self.reward[node]) / v if v else 0.0)
+            node = self.sibling[node]
+        return out
+
+
+@njit(cache=True, nogil=NOGIL)
+def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray,
+               visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
+               w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
+               iterations: int, c_explore: float, delta: float, policy: int, eps: float) -> None:
+    """Run ``iterations`` ISMCTS iterations on the tree held in the arrays."""
+    cap = move.shape[0]
+    w = np.empty(W_SIZE, dtype=np.int64)
+    stock = np.empty(40, dtype=np.int64)
+    path = np.empty(48, dtype=np.int64)
+    for _ in range(iterations):
+        sample_world(w0, hidden, need, voids, w, stock)
+        node = 0
+        depth = 0
+        while not is_over(w):
+            legal = legal_mask(w)
+            seat = mover(w)
+            seen = np.int64(0)
+            best = -1
+            best_score = -1e300
+            ch = child[node]
+            while ch >= 0:
+                c = move[ch]
+                if (legal >> c) & 1:
+                    seen |= np.int64(1) << c
+                    avail[ch] += 1
+                    vis = visits[ch]
+                    if vis == 0:
+                        score = 1e200
+                    else:
+                        score = reward[ch] / vis + c_explore * math.sqrt(math.log(avail[ch]) / vis)
+                    if score > best_score:
+                        best_score = score
+                        best = ch
+                ch = sibling[ch]
+            untried = legal & ~seen
+            if untried != 0 and size[0] < cap:
+                c = random_card(untried)
+                new = size[0]
+                size[0] += 1
+                move[new] = c
+                player[new] = seat
+                child[new] = -1
+                visits[new] = 0
+                avail[new] = 1
+                reward[new] = 0.0
+                sibling[new] = child[node]
+                child[node] = new
+                step(w, stock, c)
+                path[depth] = new
+                depth += 1
+                break
+            if best < 0:
+                break
+            step(w, stock, move[best])
+            path[depth] = best
+            depth += 1
+            node = best
+        p0 = playout(w, stock, cfm, policy, eps)
+        r0 = reward0(p0, cfm, delta)
+        for i in range(depth):
+            n = path[i]
+            visits[n] += 1
+            reward[n] += r0 if player[n] == 0 else 1.0 - r0
+
+
+def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.7, delta: float = 0.25,
+           policy: int = GUIDED, eps: float = 0.15) -> None:
+    """Run ``iterations`` more iterations on ``tree`` from ``root``."""
+    run_ismcts(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
+               tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
+               iterations, c_explore, delta, policy, eps)
+
+
+@njit(cache=True, nogil=NOGIL)
+def run_flat(visits: np.ndarray, total: np.ndarray, w0: np.ndarray, hidden: np.ndarray, need: int,
+             cfm: bool, iterations: int, c_explore: float, delta: float, policy: int, eps: float) -> None:
+    """Flat UCB1 over the root's cards with uniform determinizations (the thesis's agent)."""
+    w = np.empty(W_SIZE, dtype=np.int64)
+    stock = np.empty(40, dtype=np.int64)
+    sample_world(w0, hidden, need, 0, w, stock)
+    legal = legal_mask(w)
+    done = 0
+    for c in range(40):
+        done += visits[c]
+    for _ in range(iterations):
+        sample_world(w0, hidden, need, 0, w, stock)
+        best = -1
+        best_score = -1e300
+        for c in range(40):
+            if not (legal >> c) & 1:
+                continue
+            if visits[c] == 0:
+                best = c
+                break
+            score = total[c] / visits[c] + c_explore * math.sqrt(math.log(done + 1) / visits[c])
+            if score > best_score:
+                best_score = score
+                best = c
+        step(w, stock, best)
+        p0 = playout(w, stock, cfm, policy, eps)
+        visits[best] += 1
+        total[best] += reward0(p0, cfm, delta)
+        done += 1
