@@ -39,7 +39,7 @@ def new_table() -> np.ndarray:
 @njit(cache=True, nogil=NOGIL)
 def _slot(h0: int, key1: int) -> int:
     x = np.uint64(h0) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(key1) * np.uint64(0xC2B2AE3D27D4EB4F)
-    return np.int64(x >> np.uint64(64 - TT_BITS))
+    return np.int64(x >> np.uint64(64 - TT_BITS))  # type: ignore[return-value]
 
 
 @njit(cache=True, nogil=NOGIL)
@@ -56,7 +56,7 @@ def _ordered_moves(h0: int, h1: int, leader: int, lead: int, cfm: bool, out: np.
             legal = follow
     live = h0 | h1
     if lead >= 0:
-        live |= np.int64(1) << lead
+        live |= 1 << lead
     n = 0
     scores = np.empty(10, dtype=np.int64)
     for s in range(4):
@@ -73,10 +73,7 @@ def _ordered_moves(h0: int, h1: int, leader: int, lead: int, cfm: bool, out: np.
             group_pts = p
             # Score: want points for myself in Tressette, fewer in Kifameno.
             if lead >= 0:
-                if beats(c, lead):
-                    sc = 100 + POINTS_ARR[lead] + p
-                else:
-                    sc = 50 - p
+                sc = 100 + POINTS_ARR[lead] + p if beats(c, lead) else 50 - p
                 if cfm:
                     sc = -sc
             else:
@@ -109,7 +106,7 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
     slot = -1
     key1 = 0
     if lead < 0:
-        key1 = h1 | (np.int64(leader) << 40) | (np.int64(1 if cfm else 0) << 41)
+        key1 = h1 | (leader << 40) | ((1 if cfm else 0) << 41)
         slot = _slot(h0, key1)
         if tt[slot, 0] == h0 and tt[slot, 1] == key1:
             lo = tt[slot, 2]
