@@ -21,8 +21,10 @@ from numba import njit
 
 from agent.tables import POINTS_ARR, SUIT_ARR, SUIT_MASKS
 from agent.world import NOGIL, beats, legal_mask, popcount
-from tressette import Card, Deal
+from tressette import POINTS, Card, Deal, mask_of
 
+ACES = mask_of(c for c in range(40) if POINTS[c] == 3)
+FIGURES = mask_of(c for c in range(40) if POINTS[c] == 1)
 TT_BITS = 20
 TT_SIZE = 1 << TT_BITS
 INF = 1000
@@ -30,8 +32,8 @@ LAST_BONUS = 3
 
 
 def new_table() -> np.ndarray:
-    """Return an empty transposition table (rows: key0, key1, lower bound, upper bound)."""
-    tt = np.zeros((TT_SIZE, 4), dtype=np.int64)
+    """Return an empty transposition table (rows: key0, key1, lower bound, upper bound, best card)."""
+    tt = np.zeros((TT_SIZE, 5), dtype=np.int64)
     tt[:, 0] = -1
     return tt
 
@@ -103,8 +105,18 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
     nodes[0] += 1
     if h0 == 0 and h1 == 0:
         return 0
+    # Seat 0's points to come lie in [0, everything still out]: a window outside that is decided.
+    live = h0 | h1
+    if lead >= 0:
+        live |= 1 << lead
+    most = 3 * popcount(live & ACES) + popcount(live & FIGURES) + LAST_BONUS
+    if alpha >= most:
+        return most
+    if beta <= 0:
+        return 0
     slot = -1
     key1 = 0
+    hint = -1
     if lead < 0:
         key1 = h1 | (leader << 40) | ((1 if cfm else 0) << 41)
         slot = _slot(h0, key1)
@@ -119,10 +131,18 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
                 return lo
             alpha = max(alpha, lo)
             beta = min(beta, hi)
+            hint = tt[slot, 4]
     mover = leader if lead < 0 else 1 - leader
     maximise = (mover == 0) != cfm
     moves = np.empty(10, dtype=np.int64)
     n = _ordered_moves(h0, h1, leader, lead, cfm, moves)
+    if hint >= 0:
+        for i in range(1, n):
+            if moves[i] == hint:
+                moves[i] = moves[0]
+                moves[0] = hint
+                break
+    best_move = -1
     a = alpha
     b = beta
     best = -INF if maximise else INF
@@ -131,23 +151,38 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
         bit = np.int64(1) << c
         n0 = h0 & ~bit if mover == 0 else h0
         n1 = h1 & ~bit if mover == 1 else h1
-        if lead < 0:
-            v = _search(n0, n1, leader, c, a, b, cfm, tt, nodes)
-        else:
-            winner = 1 - leader if beats(c, lead) else leader
+        next_leader = leader
+        next_lead = c
+        gain = 0
+        if lead >= 0:
+            next_leader = 1 - leader if beats(c, lead) else leader
+            next_lead = -1
             pts = POINTS_ARR[lead] + POINTS_ARR[c]
             if n0 == 0 and n1 == 0:
                 pts += LAST_BONUS
-            gain = pts if winner == 0 else 0
-            v = gain + _search(n0, n1, winner, -1, a - gain, b - gain, cfm, tt, nodes)
+            gain = pts if next_leader == 0 else 0
+        # Principal variation search: the first card gets the full window, the others a null
+        # window that only asks "is it better?", re-searched when it is.
+        if i == 0:
+            v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes)
+        elif maximise:
+            v = gain + _search(n0, n1, next_leader, next_lead, a - gain, a + 1 - gain, cfm, tt, nodes)
+            if a < v < b:
+                v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes)
+        else:
+            v = gain + _search(n0, n1, next_leader, next_lead, b - 1 - gain, b - gain, cfm, tt, nodes)
+            if a < v < b:
+                v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes)
         if maximise:
             if v > best:
                 best = v
+                best_move = c
             if best > a:
                 a = best
         else:
             if v < best:
                 best = v
+                best_move = c
             if best < b:
                 b = best
         if a >= b:
@@ -169,16 +204,18 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
         tt[slot, 1] = key1
         tt[slot, 2] = lo
         tt[slot, 3] = hi
+        tt[slot, 4] = best_move
     return best
 
 
 @njit(cache=False, nogil=NOGIL)
 def solve_root(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarray,
-               values: np.ndarray, nodes: np.ndarray) -> int:
-    """Solve exactly; fill ``values[c]`` with seat 0's points to come after seat 0 plays ``c``.
+               values: np.ndarray, nodes: np.ndarray, exact_all: bool = False) -> int:
+    """Solve exactly; return the best card for seat 0, which must be to move.
 
-    Seat 0 must be to move.  Every legal card gets its exact value (cards
-    outside the legal set keep -1).  Returns the best card.
+    ``values[c]`` gets seat 0's points to come after seat 0 plays ``c``: exact
+    for the best card, and for every legal card when ``exact_all``; otherwise a
+    bound showing the card is no better.  Cards not legal keep -1.
     """
     values[:] = -1
     w = np.empty(9, dtype=np.int64)
@@ -194,15 +231,23 @@ def solve_root(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarr
             continue
         bit = np.int64(1) << c
         n0 = h0 & ~bit
+        # Only a better card matters unless every value is wanted: search a window above the best.
+        lo = -INF
+        hi = INF
+        if not exact_all and best_card >= 0:
+            if cfm:
+                hi = -best
+            else:
+                lo = best
         if lead < 0:
-            v = _search(n0, h1, leader, c, -INF, INF, cfm, tt, nodes)
+            v = _search(n0, h1, leader, c, lo, hi, cfm, tt, nodes)
         else:
             winner = 1 - leader if beats(c, lead) else leader
             pts = POINTS_ARR[lead] + POINTS_ARR[c]
             if n0 == 0 and h1 == 0:
                 pts += LAST_BONUS
             gain = pts if winner == 0 else 0
-            v = gain + _search(n0, h1, winner, -1, -INF, INF, cfm, tt, nodes)
+            v = gain + _search(n0, h1, winner, -1, lo - gain, hi - gain, cfm, tt, nodes)
         values[c] = v
         score = -v if cfm else v
         if best_card < 0 or score > best:

@@ -21,32 +21,25 @@ NOGIL = True
 
 @njit(cache=True, nogil=NOGIL)
 def popcount(m: int) -> int:
-    """Return the number of cards in mask ``m``."""
-    n = 0
-    while m:
-        m &= m - 1
-        n += 1
-    return n
+    """Return the number of cards in mask ``m`` (SWAR bit count, no loop)."""
+    m = m - ((m >> 1) & 0x5555555555555555)
+    m = (m & 0x3333333333333333) + ((m >> 2) & 0x3333333333333333)
+    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((m * 0x0101010101010101) >> 56) & 0xFF
 
 
 @njit(cache=True, nogil=NOGIL)
 def lowest_card(m: int) -> int:
     """Return the lowest card code in non-empty mask ``m``."""
-    c = 0
-    while not (m >> c) & 1:
-        c += 1
-    return c
+    return popcount((m & -m) - 1)
 
 
 @njit(cache=True, nogil=NOGIL)
 def nth_card(m: int, k: int) -> int:
     """Return the ``k``-th (0-based) card of mask ``m`` in code order."""
-    for c in range(40):
-        if (m >> c) & 1:
-            if k == 0:
-                return c
-            k -= 1
-    return -1
+    for _ in range(k):
+        m &= m - 1
+    return lowest_card(m)
 
 
 @njit(cache=True, nogil=NOGIL)
