@@ -23,6 +23,7 @@ from typing import Any
 from tqdm import tqdm
 
 from agent.baselines import Policy, get_policy
+from agent.decide import warmup
 from tressette import Deal, Variant, parse_card, state_from_view, view_of
 
 
@@ -153,12 +154,13 @@ def run_match(a: str, b: str, variant: Variant, deals: int, seed: int, jobs: int
     result = MatchResult(a, b, variant.value, deals, {"A": SideStats(), "B": SideStats()})
     tasks = [(a, b, variant.value, seed * 1_000_003 + i) for i in range(deals)]
     bar = tqdm(total=deals, disable=not progress, desc=f"{a} vs {b}", unit="deal", file=sys.stderr)
+    warmup()  # compile outside the timed moves
     if jobs <= 1:
         results = map(_job, tasks)
         for r in results:
             _accumulate(result, r, bar)
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=warmup) as pool:
             for r in pool.map(_job, tasks, chunksize=1):
                 _accumulate(result, r, bar)
     bar.close()

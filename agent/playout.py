@@ -28,6 +28,7 @@ from agent.world import (
 )
 
 RANDOM, GUIDED = 0, 1
+NO_TRACE = np.empty(0, dtype=np.int64)
 
 
 @njit(cache=True, nogil=NOGIL)
@@ -73,13 +74,16 @@ def guided_card(w: np.ndarray, legal: int, cfm: bool, eps: float) -> int:
 
 
 @njit(cache=True, nogil=NOGIL)
-def playout(w: np.ndarray, stock: np.ndarray, cfm: bool, policy: int, eps: float) -> int:
+def playout(w: np.ndarray, stock: np.ndarray, cfm: bool, policy: int, eps: float,
+            trace: np.ndarray = NO_TRACE) -> int:
     """Play ``w`` to the end; return seat 0's final points.
 
     The hot loop of the search: the world lives in local variables here (the
     same moves as :func:`agent.world.step`, which the tests hold it to) and
-    ``w`` is left in an unspecified state.
+    ``w`` is left in an unspecified state.  When ``trace`` has room, the cards
+    played are written to it in order (for those tests).
     """
+    n_played = 0
     h0 = w[W_H0]
     h1 = w[W_H1]
     leader = w[W_LEADER]
@@ -108,6 +112,9 @@ def playout(w: np.ndarray, stock: np.ndarray, cfm: bool, policy: int, eps: float
         else:
             w[W_LEAD] = lead
             card = guided_card(w, legal, cfm, eps)
+        if n_played < trace.shape[0]:
+            trace[n_played] = card
+        n_played += 1
         bit = np.int64(1) << card
         if seat == 0:
             h0 &= ~bit

@@ -1,0 +1,61 @@
+"""``treset-agent`` end to end, as other programs call it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.agent.test_solver import THESIS
+
+
+def _agent(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "agent.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_decide_prints_only_the_card() -> None:
+    """The thesis example by argument and by stdin: one line, ``B 7``."""
+    by_arg = _agent("decide", json.dumps(THESIS))
+    by_stdin = _agent("decide", stdin=json.dumps(THESIS))
+    assert by_arg.returncode == 0 and by_arg.stdout == "B 7\n"
+    assert by_stdin.returncode == 0 and by_stdin.stdout == "B 7\n"
+
+
+def test_decide_json_reports_method_and_statistics() -> None:
+    """--json gives the card, the method, iterations and per-card data; seeded MCTS repeats itself."""
+    solved = json.loads(_agent("decide", "--json", json.dumps(THESIS)).stdout)
+    assert solved["card"] == "B 7" and solved["method"] == "solver" and solved["value"] == 27
+    early = {
+        "hand": ["D 3", "D 2", "D AS", "D KRALJ", "D KAVAL", "D FANT", "D 7", "D 6", "D 5", "D 4"],
+        "hiscards": [],
+        "unknown": [f"{s} {r}" for s in "BKS" for r in ["3", "2", "AS", "KRALJ", "KAVAL", "FANT", "7", "6", "5", "4"]],
+        "inplay": [],
+        "points": 0,
+        "cfm": False,
+    }
+    runs = [json.loads(_agent("decide", "--json", "--iterations", "2000", "--seed", "7", json.dumps(early)).stdout)
+            for _ in range(2)]
+    assert runs[0] == {**runs[1], "elapsed_ms": runs[0]["elapsed_ms"]}
+    assert runs[0]["method"] == "mcts" and runs[0]["iterations"] == 2000
+    assert runs[0]["card"] in early["hand"]
+    assert sum(s["visits"] for s in runs[0]["stats"].values()) == 2000
+
+
+def test_invalid_states_exit_2_with_one_line() -> None:
+    """A bad state: exit status 2, nothing on stdout, one line saying what is wrong."""
+    for bad, words in [("{not json", "not valid JSON"), (json.dumps({**THESIS, "inplay": ["B 7"]}), "'hand' and 'inplay'"),
+                       (json.dumps({**THESIS, "hand": ["X 1"]}), "unknown card name")]:
+        out = _agent("decide", bad)
+        assert out.returncode == 2 and out.stdout == ""
+        assert len(out.stderr.strip().splitlines()) == 1 and words in out.stderr
+
+
+def test_arena_with_a_command_side() -> None:
+    """The arena runs an external command that speaks the JSON protocol as a side."""
+    script = "import sys, tressette as t; s = t.parse_state(sys.stdin.read()); print(t.card_name(s.legal_moves()[-1]))"
+    cmd = f"cmd:{sys.executable} -c '{script}'"
+    out = _agent("arena", cmd, "random", "--deals", "1", "--json", "-", "--no-progress")
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout[out.stdout.index("{"):])
+    assert summary["games"] == 2 and summary["A"]["moves"] == 40
