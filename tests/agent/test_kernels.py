@@ -7,7 +7,20 @@ import random
 import numpy as np
 
 from agent.playout import GUIDED, RANDOM, playout, seed_kernels
-from agent.world import W_H0, W_H1, W_LEAD, W_LEADER, W_P0, W_P1, W_SIZE, W_SLEN, W_SPOS, legal_mask, mover, step
+from agent.world import (
+    W_H0,
+    W_H1,
+    W_LEAD,
+    W_LEADER,
+    W_P0,
+    W_P1,
+    W_SIZE,
+    W_SLEN,
+    W_SPOS,
+    legal_mask,
+    mover,
+    step,
+)
 from tressette import Deal, IllegalMoveError, Variant, mask_of
 
 
