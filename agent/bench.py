@@ -82,7 +82,7 @@ def mcts_iterations_per_s(positions: int, time_ms: int) -> float:
 def endgames(count: int, seed: int = 7) -> list[Any]:
     """Return ``count`` fixed random 10-vs-10 endgames (stock just emptied, seat to move's state)."""
     rng = random.Random(seed)
-    out = []
+    out: list[Any] = []
     while len(out) < count:
         deal = Deal.new(Variant(("tressette", "kifameno")[len(out) % 2]), rng.randrange(2), rng)
         while deal.trick_number < 10:
