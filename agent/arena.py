@@ -142,6 +142,16 @@ def play_duplicate(a: str, b: str, variant: Variant, deal_seed: int) -> dict[str
     return total
 
 
+def warm_players(*specs: str) -> None:
+    """Compile every kernel the players use before any move is timed."""
+    warmup()
+    deal = Deal.new(Variant.TRESSETTE, 0, random.Random(0))
+    state = state_from_view(view_of(deal, 0))
+    for spec in specs:
+        if not spec.startswith("cmd:"):
+            get_policy(spec)(state, random.Random(0))
+
+
 def _job(args: tuple[str, str, str, int]) -> dict[str, SideStats]:
     a, b, variant, seed = args
     return play_duplicate(a, b, Variant(variant), seed)
@@ -154,13 +164,13 @@ def run_match(a: str, b: str, variant: Variant, deals: int, seed: int, jobs: int
     result = MatchResult(a, b, variant.value, deals, {"A": SideStats(), "B": SideStats()})
     tasks = [(a, b, variant.value, seed * 1_000_003 + i) for i in range(deals)]
     bar = tqdm(total=deals, disable=not progress, desc=f"{a} vs {b}", unit="deal", file=sys.stderr)
-    warmup()  # compile outside the timed moves
+    warm_players(a, b)  # compile outside the timed moves
     if jobs <= 1:
         results = map(_job, tasks)
         for r in results:
             _accumulate(result, r, bar)
     else:
-        with ProcessPoolExecutor(max_workers=jobs, initializer=warmup) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=warm_players, initargs=(a, b)) as pool:
             for r in pool.map(_job, tasks, chunksize=1):
                 _accumulate(result, r, bar)
     bar.close()

@@ -1,0 +1,109 @@
+"""Repositories: keyword-only functions over a session; no game logic, no I/O besides the DB."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import UTC, datetime
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from server.models import AuthToken, Game, Move, User, UserTotals
+
+_hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
+
+
+def hash_token(token: str) -> str:
+    """Return the stored form of a token (its SHA-256)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_user(*, session: Session, username: str, password: str | None, role: str = "player") -> User:
+    """Create a user (password hashed with argon2id; None for guests and bots)."""
+    user = User(username=username, password_hash=_hasher.hash(password) if password else None, role=role)
+    session.add(user)
+    session.flush()
+    return user
+
+
+def get_user_by_name(*, session: Session, username: str) -> User | None:
+    """Return the user called ``username``, if any."""
+    return session.scalar(select(User).where(User.username == username))
+
+
+def check_password(*, user: User, password: str) -> bool:
+    """Return True if ``password`` is the user's."""
+    if not user.password_hash:
+        return False
+    try:
+        return _hasher.verify(user.password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def issue_token(*, session: Session, user: User, kind: str = "session", token: str | None = None) -> str:
+    """Create a token for ``user`` (or register the given one) and return it in clear, once."""
+    token = token or secrets.token_urlsafe(32)
+    h = hash_token(token)
+    if session.get(AuthToken, h) is None:
+        session.add(AuthToken(token_hash=h, user_id=user.id, kind=kind))
+        session.flush()
+    return token
+
+
+def user_for_token(*, session: Session, token: str) -> User | None:
+    """Return the user a token belongs to, if the token exists."""
+    row = session.get(AuthToken, hash_token(token))
+    return session.get(User, row.user_id) if row else None
+
+
+def ensure_user(*, session: Session, username: str, role: str) -> User:
+    """Return the user called ``username``, creating it with ``role`` if missing."""
+    return get_user_by_name(session=session, username=username) or create_user(
+        session=session, username=username, password=None, role=role)
+
+
+def create_game(*, session: Session, game: Game) -> Game:
+    """Insert a new game row."""
+    session.add(game)
+    session.flush()
+    return game
+
+
+def add_move(*, session: Session, move: Move) -> None:
+    """Insert one move row."""
+    session.add(move)
+
+
+def finish_game(*, session: Session, game_id: int, points: tuple[int, int], winner: int, reason: str,
+                variant: str, players: tuple[int, int]) -> None:
+    """Record a game's end and add it to both players' totals."""
+    game = session.get(Game, game_id)
+    if game is None or game.status != "playing":
+        return
+    game.status = "finished"
+    game.ended_at = datetime.now(UTC)
+    game.points0, game.points1 = points
+    game.winner_seat = winner
+    game.end_reason = reason
+    for seat, user_id in enumerate(players):
+        totals = session.get(UserTotals, (user_id, variant))
+        if totals is None:
+            totals = UserTotals(user_id=user_id, variant=variant, games=0, wins=0, points=0)
+            session.add(totals)
+        totals.games += 1
+        totals.wins += int(winner == seat)
+        totals.points += points[seat]
+
+
+def unfinished_games(*, session: Session) -> list[Game]:
+    """Return every game still being played."""
+    return list(session.scalars(select(Game).where(Game.status == "playing").order_by(Game.id)))
+
+
+def moves_of(*, session: Session, game_id: int) -> list[Move]:
+    """Return a game's moves in order."""
+    return list(session.scalars(select(Move).where(Move.game_id == game_id).order_by(Move.move_number)))
