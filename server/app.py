@@ -7,10 +7,10 @@ import contextlib
 import logging
 import re
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, Header, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from sqlalchemy import text
@@ -33,6 +33,27 @@ class Credentials(BaseModel):
 
     username: str = Field(min_length=3, max_length=32)
     password: str = Field(min_length=6, max_length=200)
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """Yield a database session for one request."""
+    with request.app.state.sessions() as session:
+        yield session
+
+
+DB = Annotated[Session, Depends(get_session)]
+
+
+def current_user(session: DB, authorization: Annotated[str | None, Header()] = None) -> User:
+    """Return the user of the request's bearer token, or answer 401."""
+    token = (authorization or "").removeprefix("Bearer ").strip()
+    user = repos.user_for_token(session=session, token=token) if token else None
+    if user is None:
+        raise HTTPException(401, "sign in first (Authorization: Bearer TOKEN)")
+    return user
+
+
+CurrentUser = Annotated[User, Depends(current_user)]
 
 
 def _user_out(user: User) -> dict[str, Any]:
@@ -63,19 +84,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="treset", lifespan=lifespan)
     app.state.hub = hub
-
-    def db() -> Any:
-        with sessions() as session:
-            yield session
-
-    DB = Annotated[Session, Depends(db)]
-
-    def current_user(session: DB, authorization: Annotated[str | None, Header()] = None) -> User:
-        token = (authorization or "").removeprefix("Bearer ").strip()
-        user = repos.user_for_token(session=session, token=token) if token else None
-        if user is None:
-            raise HTTPException(401, "sign in first (Authorization: Bearer TOKEN)")
-        return user
+    app.state.sessions = sessions
+    app.state.settings = settings
 
     @app.get("/healthz")
     def healthz(session: DB) -> dict[str, Any]:
@@ -117,7 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"token": token, "user": _user_out(user)}
 
     @app.get("/api/me")
-    def me(user: Annotated[User, Depends(current_user)]) -> dict[str, Any]:
+    def me(user: CurrentUser) -> dict[str, Any]:
         return _user_out(user)
 
     @app.get("/api/tables")

@@ -1,0 +1,194 @@
+"""Shared fixtures: a real PostgreSQL database and live server processes.
+
+- ``pg_url``: a fresh PostgreSQL database for the session (SQLAlchemy URL), on the server at
+  ``TEST_DATABASE_URL``'s host or 127.0.0.1:5432 when one answers, else on a throwaway cluster
+  started from the local PostgreSQL binaries (``initdb`` runs as ``postgres`` when we are root).
+- ``sqlite_url``: a fresh SQLite file (the embedded default).
+- ``start_server(db_url, **env)``: start ``treset serve`` as a real subprocess on a free port,
+  migrated; returns a :class:`LiveServer` (``.url``, ``.ws_url``, ``.kill()``, ``.stop()``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    """Return a free TCP port on the loopback interface."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _answers(conninfo: str) -> bool:
+    try:
+        with psycopg.connect(conninfo, connect_timeout=3):
+            return True
+    except psycopg.Error:
+        return False
+
+
+@contextlib.contextmanager
+def _throwaway_cluster() -> Iterator[str]:
+    """Start a private PostgreSQL cluster; yield its admin conninfo."""
+    initdb = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb")) or [shutil.which("initdb") or ""]
+    if not initdb[-1]:
+        pytest.fail("no PostgreSQL reachable and no initdb binary to start one")
+    bindir = Path(initdb[-1]).parent
+    data = Path(tempfile.mkdtemp(prefix="treset-pg-"))
+    port = free_port()
+    as_pg = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    if as_pg:
+        shutil.chown(data, "postgres", "postgres")
+    subprocess.run([*as_pg, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
+                   check=True, capture_output=True)
+    subprocess.run([*as_pg, str(bindir / "pg_ctl"), "-D", str(data), "-w", "-l", str(data / "log"), "-o",
+                    f"-p {port} -k {data} -c listen_addresses=127.0.0.1", "start"], check=True, capture_output=True)
+    try:
+        yield f"host=127.0.0.1 port={port} user=postgres dbname=postgres"
+    finally:
+        subprocess.run([*as_pg, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_admin() -> Iterator[str]:
+    """Yield an admin conninfo for a reachable PostgreSQL (local, configured or throwaway)."""
+    configured = os.environ.get("TEST_DATABASE_URL")
+    if configured:
+        info = psycopg.conninfo.make_conninfo(configured.replace("postgresql+psycopg://", "postgresql://"))
+        if _answers(info):
+            yield info
+            return
+    local = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
+    if _answers(local):
+        yield local
+        return
+    with _throwaway_cluster() as info:
+        yield info
+
+
+@pytest.fixture(scope="session")
+def make_pg_db(pg_admin: str) -> Iterator[Callable[[], str]]:
+    """Return a factory of fresh databases (SQLAlchemy URLs), all dropped at the end."""
+    made: list[str] = []
+
+    def make() -> str:
+        name = f"treset_test_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(pg_admin, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        made.append(name)
+        params = psycopg.conninfo.conninfo_to_dict(pg_admin)
+        return (f"postgresql+psycopg://{params.get('user', 'postgres')}@{params.get('host', '127.0.0.1')}:"
+                f"{params.get('port', 5432)}/{name}")
+
+    yield make
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        for name in made:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def pg_url(make_pg_db: Callable[[], str]) -> str:
+    """Return a fresh, empty PostgreSQL database URL."""
+    return make_pg_db()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """Return a fresh SQLite database URL (the embedded default)."""
+    return f"sqlite:///{tmp_path / 'treset.sqlite3'}"
+
+
+@dataclass
+class LiveServer:
+    """A ``treset serve`` subprocess."""
+
+    proc: subprocess.Popen[bytes]
+    port: int
+    db_url: str
+    log_path: Path
+
+    @property
+    def url(self) -> str:
+        """Return the HTTP base URL."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        """Return the WebSocket URL (without the token)."""
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def kill(self) -> None:
+        """Kill the process at once (SIGKILL), as a crash would."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        """Stop the process cleanly (SIGTERM)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def log(self) -> str:
+        """Return what the server printed."""
+        return self.log_path.read_text(errors="replace")
+
+
+def launch_server(db_url: str, tmp: Path, port: int | None = None, **env: str) -> LiveServer:
+    """Start a migrated server on ``db_url`` and wait until ``/healthz`` answers."""
+    port = port or free_port()
+    log_path = tmp / f"server-{port}-{time.time_ns()}.log"
+    full_env = {**os.environ, "DATABASE_URL": db_url, "PYTHONUNBUFFERED": "1", **env}
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "server.cli", "--port", str(port)], cwd=ROOT,
+                                env=full_env, stdout=log, stderr=subprocess.STDOUT)
+    server = LiveServer(proc, port, db_url, log_path)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"the server exited: {server.log()[-3000:]}")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{server.url}/healthz", timeout=2).status_code == 200:
+                return server
+        time.sleep(0.2)
+    server.kill()
+    pytest.fail(f"the server did not start: {server.log()[-3000:]}")
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+    """Return a function that starts live servers; all are stopped after the test."""
+    started: list[LiveServer] = []
+
+    def start(db_url: str, port: int | None = None, **env: str) -> LiveServer:
+        server = launch_server(db_url, tmp_path, port, **env)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

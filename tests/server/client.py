@@ -1,0 +1,98 @@
+"""A scripted WebSocket client for the tests, speaking docs/protocol.md."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from websockets.sync.client import ClientConnection, connect
+
+Msg = dict[str, Any]
+
+
+def guest_token(base_url: str) -> tuple[str, Msg]:
+    """Create a guest account; return its token and user."""
+    r = httpx.post(f"{base_url}/api/auth/guest", timeout=10)
+    r.raise_for_status()
+    body = r.json()
+    return body["token"], body["user"]
+
+
+class Client:
+    """One player's socket, with every message received kept in order."""
+
+    def __init__(self, ws_url: str, token: str) -> None:
+        """Connect with ``token``."""
+        # Entered as a context manager (websockets 17 warns otherwise); close() exits it.
+        self.ws: ClientConnection = connect(f"{ws_url}?token={token}", open_timeout=10, max_size=2**22).__enter__()
+        self.received: list[Msg] = []
+        self.token = token
+
+    def send(self, msg: Msg | str) -> None:
+        """Send a message (a dict as JSON, or raw text)."""
+        self.ws.send(msg if isinstance(msg, str) else json.dumps(msg))
+
+    def recv(self, timeout: float = 10) -> Msg:
+        """Return the next message."""
+        msg: Msg = json.loads(self.ws.recv(timeout=timeout))
+        self.received.append(msg)
+        return msg
+
+    def wait_for(self, pred: Callable[[Msg], bool], timeout: float = 15) -> Msg:
+        """Return the first message (from now on) that satisfies ``pred``."""
+        end = time.time() + timeout
+        while True:
+            left = end - time.time()
+            if left <= 0:
+                raise TimeoutError(f"no matching message; last: {self.received[-3:]}")
+            msg = self.recv(left)
+            if pred(msg):
+                return msg
+
+    def error(self, timeout: float = 10) -> Msg:
+        """Return the next ``error`` message."""
+        return self.wait_for(lambda m: m["type"] == "error", timeout)
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.ws.close()
+
+
+def is_table(msg: Msg) -> bool:
+    """Return True for a ``table`` message."""
+    return bool(msg.get("type") == "table")
+
+
+def my_turn(msg: Msg) -> bool:
+    """Return True for a table message saying it is this client's turn."""
+    if not is_table(msg):
+        return False
+    t = msg["table"]
+    return bool(t["status"] == "playing" and t["view"] and t["view"]["to_move"] == t["you"])
+
+
+def play_until_over(a: Client, b: Client, table_id: str, choose: Callable[[Msg], str] | None = None,
+                    timeout: float = 60) -> Msg:
+    """Let two clients play the current deal to its end; return the final table message seen by ``a``."""
+    pick = choose or (lambda t: t["view"]["legal"][0])
+    clients = [a, b]
+    last: dict[int, Msg] = {}
+    end = time.time() + timeout
+    while time.time() < end:
+        for i, c in enumerate(clients):
+            try:
+                msg = c.recv(timeout=0.05)
+            except TimeoutError:
+                continue
+            if not is_table(msg) or msg["table"]["id"] != table_id:
+                continue
+            last[i] = msg
+            t = msg["table"]
+            if i == 0 and t["status"] == "finished" and (msg.get("event") or {}).get("kind") == "end":
+                return msg
+            if my_turn(msg) and msg["event"] is not None:
+                c.send({"type": "play", "table_id": table_id, "card": pick(t)})
+    raise TimeoutError(f"the deal did not finish; last: {last}")

@@ -1,0 +1,100 @@
+"""Complete games over WebSocket through the real server, on PostgreSQL and on SQLite."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+from sqlalchemy import create_engine, func, select
+from sqlalchemy.orm import Session
+
+from server.models import Game, Move, UserTotals
+from tests.conftest import LiveServer
+from tests.server.client import Client, guest_token, is_table, play_until_over
+from tressette import ALL_CARDS, Deal, Variant, card_name, view_of
+
+
+def _table_pair(server: LiveServer, variant: str) -> tuple[Client, Client, str]:
+    ta, _ = guest_token(server.url)
+    tb, _ = guest_token(server.url)
+    a, b = Client(server.ws_url, ta), Client(server.ws_url, tb)
+    a.send({"type": "create_table", "variant": variant, "opponent": "anyone"})
+    table_id = a.wait_for(is_table)["table"]["id"]
+    b.send({"type": "join_table", "table_id": table_id})
+    return a, b, table_id
+
+
+def _check_no_leak(messages: list[dict], seat: int, deal_at: Callable[[int], Deal]) -> int:
+    """Every table message equals the rules package's view, and names no card the seat may not know."""
+    checked = 0
+    for msg in messages:
+        if not is_table(msg) or msg["table"]["view"] is None:
+            continue
+        t = msg["table"]
+        assert t["you"] == seat
+        view = t["view"]
+        moves = 2 * len(view["history"]) + len(view["table"])
+        deal = deal_at(moves)
+        expected = view_of(deal, seat).to_dict()
+        assert view == expected
+        if t["result"] is None:
+            secret = set(deal.hands[1 - seat]) - set(view_of(deal, seat).opponent_known) | set(deal.stock)
+            text = json.dumps(msg)
+            leaked = [card_name(c) for c in secret if f'"{card_name(c)}"' in text]
+            assert not leaked, f"seat {seat} was sent hidden cards {leaked}"
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("backend", ["postgres", "sqlite"])
+@pytest.mark.parametrize("variant", ["tressette", "kifameno"])
+def test_complete_games_are_logged_and_never_leak(backend: str, variant: str, start_server: Callable[..., LiveServer],
+                                                  request: pytest.FixtureRequest) -> None:
+    """Two scripted players finish deals; every move is in the DB once; no view leaks a card."""
+    db_url = request.getfixturevalue("pg_url" if backend == "postgres" else "sqlite_url")
+    server = start_server(db_url)
+    a, b, table_id = _table_pair(server, variant)
+    deals = 2
+    for n in range(deals):
+        final = play_until_over(a, b, table_id, choose=lambda t: t["view"]["legal"][-1])
+        result = final["table"]["result"]
+        assert sum(result["points"]) == 35 and result["reason"] == "finished"
+        assert sorted(result["deck"]) == sorted(card_name(c) for c in ALL_CARDS)
+        if n + 1 < deals:  # rematch: the first lead alternates
+            a.send({"type": "rematch", "table_id": table_id})
+            b.send({"type": "rematch", "table_id": table_id})
+    engine = create_engine(db_url)
+    with Session(engine) as session:
+        games = list(session.scalars(select(Game).order_by(Game.id)))
+        assert [g.status for g in games] == ["finished"] * deals
+        assert games[0].first_leader != games[1].first_leader
+        for game in games:
+            moves = list(session.scalars(select(Move).where(Move.game_id == game.id).order_by(Move.move_number)))
+            assert [m.move_number for m in moves] == list(range(40))
+            deal = Deal.from_deck(game.deck, Variant(variant), game.first_leader)
+            for m in moves:
+                assert sorted(m.hand) == sorted(deal.hands[m.seat]) and m.score == deal.points[m.seat]
+                deal.play(m.card, m.seat)
+            assert (game.points0, game.points1) == deal.final_points()
+            assert game.winner_seat == deal.outcome().winner
+        totals = session.scalars(select(func.sum(UserTotals.games))).one()
+        assert totals == 2 * deals
+        last = games[-1]
+        last_moves = list(session.scalars(select(Move).where(Move.game_id == last.id).order_by(Move.move_number)))
+    engine.dispose()
+
+    def deal_at(moves: int) -> Deal:
+        deal = Deal.from_deck(last.deck, Variant(variant), last.first_leader)
+        for m in last_moves[:moves]:
+            deal.play(m.card, m.seat)
+        return deal
+
+    # The last deal's messages (after the rematch) are checked against the real deal.
+    start_a = max(i for i, m in enumerate(a.received) if is_table(m) and (m.get("event") or {}).get("kind") == "start")
+    start_b = max(i for i, m in enumerate(b.received) if is_table(m) and (m.get("event") or {}).get("kind") == "start")
+    seat_a = a.received[start_a]["table"]["you"]
+    assert _check_no_leak(a.received[start_a:], seat_a, deal_at) >= 20
+    assert _check_no_leak(b.received[start_b:], 1 - seat_a, deal_at) >= 20
+    a.close()
+    b.close()
