@@ -1,0 +1,116 @@
+"""Bad input gets a clear error (or close code) and changes nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import httpx
+import pytest
+from sqlalchemy import create_engine, func, select
+from sqlalchemy.orm import Session
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from server.models import Move
+from tests.conftest import LiveServer
+from tests.server.client import Client, guest_token, is_table, my_turn
+from tressette import ALL_CARDS, card_name
+
+
+@pytest.fixture
+def game(pg_url: str, start_server: Callable[..., LiveServer]) -> tuple[LiveServer, Client, Client, str, dict]:
+    """A running deal between two guests; returns the mover's client first and its table message."""
+    server = start_server(pg_url)
+    ta, _ = guest_token(server.url)
+    tb, _ = guest_token(server.url)
+    a, b = Client(server.ws_url, ta), Client(server.ws_url, tb)
+    a.send({"type": "create_table", "variant": "tressette"})
+    table_id = a.wait_for(is_table)["table"]["id"]
+    b.send({"type": "join_table", "table_id": table_id})
+    ma = a.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
+    mb = b.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
+    return (server, a, b, table_id, ma) if my_turn(ma) else (server, b, a, table_id, mb)
+
+
+def _moves(server: LiveServer) -> int:
+    engine = create_engine(server.db_url)
+    with Session(engine) as s:
+        n = s.scalar(select(func.count()).select_from(Move))
+    engine.dispose()
+    return int(n or 0)
+
+
+def test_each_bad_message_gets_a_clear_error(game: tuple) -> None:
+    """Malformed JSON, unknown type, bad fields, a card not in hand, out of turn: errors, no move."""
+    server, mover, other, table_id, msg = game
+    hand = msg["table"]["view"]["hand"]
+    not_mine = next(card_name(c) for c in ALL_CARDS if card_name(c) not in hand)
+    cases = [
+        (mover, "{not json", "bad_json"),
+        (mover, json.dumps({"type": "fly"}), "bad_message"),
+        (mover, json.dumps([1, 2]), "bad_message"),
+        (mover, json.dumps({"type": "play", "table_id": table_id}), "bad_message"),
+        (mover, json.dumps({"type": "play", "table_id": table_id, "card": "Z 9"}), "illegal_card"),
+        (mover, json.dumps({"type": "play", "table_id": table_id, "card": not_mine}), "illegal_card"),
+        (mover, json.dumps({"type": "play", "table_id": "nope", "card": hand[0]}), "no_table"),
+        (other, json.dumps({"type": "play", "table_id": table_id, "card": hand[0]}), "not_your_turn"),
+        (mover, json.dumps({"type": "join_table", "table_id": table_id}), "bad_message"),
+    ]
+    for client, raw, code in cases:
+        client.send(raw)
+        err = client.error()
+        assert err["code"] == code, (raw, err)
+        assert err["message"]
+    assert _moves(server) == 0
+    # The game goes on normally afterwards.
+    mover.send({"type": "play", "table_id": table_id, "card": msg["table"]["view"]["legal"][0]})
+    mover.wait_for(lambda m: is_table(m) and (m["event"] or {}).get("kind") == "play")
+    assert _moves(server) == 1
+
+
+def test_follow_suit_is_enforced(game: tuple) -> None:
+    """A follower holding the led suit cannot play another suit."""
+    server, mover, other, table_id, msg = game
+    lead = msg["table"]["view"]["legal"][0]
+    mover.send({"type": "play", "table_id": table_id, "card": lead})
+    m = other.wait_for(lambda m: my_turn(m))
+    view = m["table"]["view"]
+    off = [c for c in view["hand"] if c not in view["legal"]]
+    if off:
+        other.send({"type": "play", "table_id": table_id, "card": off[0]})
+        err = other.error()
+        assert err["code"] == "illegal_card" and "follow suit" in err["message"]
+    assert _moves(server) == 1
+
+
+def test_oversized_messages_and_second_connection(game: tuple) -> None:
+    """An oversized message is refused (closed after three); a second socket cannot take a seat."""
+    server, mover, other, table_id, _ = game
+    second = Client(server.ws_url, mover.token)
+    err = second.error()
+    assert err["code"] == "seat_taken"
+    second.send({"type": "play", "table_id": table_id, "card": "B 3"})
+    assert second.error()["code"] in ("not_seated", "illegal_card")
+    big = json.dumps({"type": "chat", "table_id": table_id, "text": "x" * 20_000})
+    for _ in range(3):
+        other.send(big)
+        assert other.error()["code"] == "too_large"
+    with pytest.raises(ConnectionClosed) as closed:
+        other.recv(timeout=5)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    assert _moves(server) == 0
+
+
+def test_unauthenticated_requests_are_refused(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """No token or a wrong one: the socket is closed with 4401; HTTP answers 401."""
+    server = start_server(pg_url)
+    for token in ("", "not-a-token"):
+        try:
+            c = Client(server.ws_url, token)
+            with pytest.raises(ConnectionClosed) as closed:
+                c.recv(timeout=5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+        except InvalidStatus as exc:  # a server may also refuse the handshake itself
+            assert exc.response.status_code in (401, 403)
+    assert httpx.get(f"{server.url}/api/me", timeout=5).status_code == 401
+    assert httpx.get(f"{server.url}/api/me", headers={"Authorization": "Bearer nope"}, timeout=5).status_code == 401
