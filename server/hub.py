@@ -100,6 +100,7 @@ class Hub:
         self.watchers: dict[str, set[Connection]] = {}
         self.bots: list[Connection] = []
         self.bot_turns: dict[str, tuple[int, Connection | None]] = {}
+        self.lobby_dirty = False
 
     # ----- connections -------------------------------------------------------------------
 
@@ -187,11 +188,15 @@ class Hub:
         return {"type": "lobby", "tables": tables}
 
     async def _lobby_changed(self) -> None:
-        msg = self._lobby()
-        await asyncio.gather(*(c.send(msg) for c in list(self.conns) if not c.is_bot))
+        # Coalesced: the clock sends at most one lobby update per tick.
+        self.lobby_dirty = True
 
-    def _busy(self, conn: Connection) -> bool:
-        return any(self.tables[t].status in ("waiting", "playing") for t, _ in conn.seats if t in self.tables)
+    async def _send_lobby(self) -> None:
+        self.lobby_dirty = False
+        msg = self._lobby()
+        # Players in a running deal do not need the lobby; they get it when they come back.
+        busy = {c for (t, _), c in self.seat_conn.items() if self.tables[t].status == "playing"}
+        await asyncio.gather(*(c.send(msg) for c in list(self.conns) if c.role != "bot" and c not in busy))
 
     async def _create(self, conn: Connection, msg: CreateTable) -> None:
         if conn.role == "bot":
@@ -508,6 +513,8 @@ class Hub:
             await asyncio.sleep(0.2)
             try:
                 await self.tick()
+                if self.lobby_dirty:
+                    await self._send_lobby()
             except Exception:
                 log.exception("clock tick failed")
 
