@@ -1,0 +1,148 @@
+"""The web client in a real headless Chromium against a real server (and a real bot)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
+from tests.conftest import ROOT, LiveServer
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(os.environ.get("TRESET_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
+DESKTOP = {"width": 1200, "height": 850}
+PHONE = {"width": 390, "height": 844}
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """A headless Debian Chromium (no browser download)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is required: apt-get install chromium")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run",
+            "--disable-component-update", "--disable-sync"])
+        yield b
+        b.close()
+
+
+def _guest(browser: Browser, url: str, viewport: dict[str, int]) -> Page:
+    page = browser.new_context(viewport=viewport).new_page()
+    page.goto(f"{url}/")
+    page.click("#guest")
+    expect(page.locator("#create")).to_be_visible()
+    return page
+
+
+def _shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def _play_one(page: Page) -> bool:
+    """Click a playable card if it is this page's turn; return True if it did."""
+    cards = page.locator("#my-hand .card.legal")
+    if cards.count() == 0:
+        return False
+    try:
+        cards.first.click(timeout=1000)
+    except Exception:  # noqa: BLE001 - the page re-rendered under the click: try again next round
+        return False
+    return True
+
+
+def test_two_browsers_play_a_whole_deal(browser: Browser, pg_url: str,
+                                        start_server: Callable[..., LiveServer]) -> None:
+    """Two guests in two contexts play each other by clicking only legal cards, to the summary."""
+    print(f"screenshots: {SHOTS}")
+    server = start_server(pg_url)
+    a = _guest(browser, server.url, DESKTOP)
+    b = _guest(browser, server.url, PHONE)
+    a.select_option("#variant", "kifameno")
+    a.click("#create")
+    expect(a.locator("#app")).to_contain_text("Waiting for an opponent")
+    b.wait_for_selector("[data-join]")
+    _shot(b, "lobby-phone")
+    _shot(a, "waiting-desktop")
+    b.click("[data-join]")
+    expect(a.locator("#my-hand .card")).to_have_count(10)
+    played = 0
+    shot_taken = False
+    deadline = time.time() + 120
+    while time.time() < deadline and a.locator("#summary").count() == 0:
+        for page in (a, b):
+            if _play_one(page):
+                played += 1
+        if played >= 15 and not shot_taken:
+            _shot(a, "table-desktop")
+            _shot(b, "table-phone")
+            shot_taken = True
+        time.sleep(0.05)
+    expect(a.locator("#summary")).to_be_visible()
+    expect(b.locator("#summary")).to_be_visible()
+    _shot(a, "summary-desktop")
+    _shot(b, "summary-phone")
+    assert played == 40
+    text = a.locator("#summary").inner_text()
+    assert "You win!" in text or "You lose." in text
+
+
+def test_illegal_click_reload_and_language(browser: Browser, pg_url: str,
+                                           start_server: Callable[..., LiveServer]) -> None:
+    """A dimmed card is refused with a visible message; a reload restores the table; Slovenian works."""
+    server = start_server(pg_url)
+    a = _guest(browser, server.url, DESKTOP)
+    b = _guest(browser, server.url, DESKTOP)
+    a.click("#create")
+    b.wait_for_selector("[data-join]")
+    b.click("[data-join]")
+    expect(a.locator("#my-hand .card")).to_have_count(10)
+    refused = False
+    for _ in range(200):
+        for page in (a, b):
+            dim = page.locator("#my-hand .card.dim")
+            if dim.count() > 0:
+                dim.first.click()
+                expect(page.locator("#toast")).to_contain_text("follow suit")
+                refused = True
+                break
+            _play_one(page)
+        if refused:
+            break
+        time.sleep(0.05)
+    assert refused, "no position where a player had to follow suit"
+    hand_before = sorted(a.locator("#my-hand .card").evaluate_all("els => els.map(e => e.dataset.card)"))
+    a.reload()
+    expect(a.locator("#my-hand .card")).to_have_count(len(hand_before))
+    assert sorted(a.locator("#my-hand .card").evaluate_all("els => els.map(e => e.dataset.card)")) == hand_before
+    a.click("#lang")
+    expect(a.locator("#leave")).to_have_text("Zapusti")
+    a.fill("#chat-input", "<b>pozdrav</b>")
+    a.press("#chat-input", "Enter")
+    expect(b.locator("#chat")).to_contain_text("<b>pozdrav</b>")  # shown as text, never as markup
+    assert b.locator("#chat b b").count() == 0
+
+
+def test_guest_plays_the_bot(browser: Browser, pg_url: str, start_server: Callable[..., LiveServer],
+                             start_agent: Callable[[LiveServer], subprocess.Popen[bytes]]) -> None:  # noqa: F811
+    """A guest opens a bot table and plays a whole deal by clicking legal cards."""
+    server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
+    start_agent(server)
+    page = _guest(browser, server.url, DESKTOP)
+    page.select_option("#opponent", "bot")
+    page.select_option("#level", "easy")
+    page.click("#create")
+    deadline = time.time() + 120
+    while time.time() < deadline and page.locator("#summary").count() == 0:
+        _play_one(page)
+        time.sleep(0.05)
+    expect(page.locator("#summary")).to_be_visible()
