@@ -54,10 +54,13 @@ async def _player(ws: ClientConnection, table_id: str | None, rtts: list[float],
             await ws.send(json.dumps({"type": "play", "table_id": table_id, "card": view["legal"][0]}))
 
 
-async def _table(url: str, ws_url: str, http: httpx.AsyncClient, rtts: list[float]) -> None:
-    ta, tb = await _guest(http, url), await _guest(http, url)
-    async with connect(f"{ws_url}?token={ta}", max_size=2**22) as a, connect(f"{ws_url}?token={tb}",
-                                                                              max_size=2**22) as b:
+async def _table(url: str, ws_url: str, http: httpx.AsyncClient, rtts: list[float], setup: asyncio.Semaphore) -> None:
+    async with setup:  # accounts and sockets are opened a few at a time; the games then run together
+        ta, tb = await _guest(http, url), await _guest(http, url)
+        a_cm, b_cm = connect(f"{ws_url}?token={ta}", max_size=2**22), connect(f"{ws_url}?token={tb}", max_size=2**22)
+        a = await a_cm.__aenter__()
+        b = await b_cm.__aenter__()
+    try:
         created: asyncio.Future[tuple[str, str]] = asyncio.get_running_loop().create_future()
         done_a, done_b = asyncio.Event(), asyncio.Event()
         task_a = asyncio.create_task(_player(a, None, rtts, done_a, created))
@@ -66,7 +69,10 @@ async def _table(url: str, ws_url: str, http: httpx.AsyncClient, rtts: list[floa
         table_id, invite = await asyncio.wait_for(created, 30)
         task_b = asyncio.create_task(_player(b, table_id, rtts, done_b, None))
         await b.send(json.dumps({"type": "join_table", "table_id": table_id, "invite": invite}))
-        await asyncio.wait_for(asyncio.gather(task_a, task_b), timeout=600)
+        await asyncio.wait_for(asyncio.gather(task_a, task_b), timeout=900)
+    finally:
+        await a_cm.__aexit__(None, None, None)
+        await b_cm.__aexit__(None, None, None)
 
 
 async def run(url: str, tables: int) -> dict[str, Any]:
@@ -76,7 +82,8 @@ async def run(url: str, tables: int) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=200)
     async with httpx.AsyncClient(timeout=60, limits=limits) as http:
         start = time.perf_counter()
-        await asyncio.gather(*(_table(url, ws_url, http, rtts) for _ in range(tables)))
+        setup = asyncio.Semaphore(20)
+        await asyncio.gather(*(_table(url, ws_url, http, rtts, setup) for _ in range(tables)))
         elapsed = time.perf_counter() - start
     rtts.sort()
     return {
@@ -103,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         after = _count(args.database_url)
         games, moves = after[0] - before[0], after[1] - before[1]
         ok = games == args.tables and moves == 40 * args.tables
-        print(f"database: {games} new finished games, {moves} new moves "
+        print(f"database: {games} new games played to the end, {moves} new moves "
               f"({'all there' if ok else 'MISSING MOVES'})")
         return 0 if ok else 1
     return 0
@@ -112,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
 def _count(db_url: str) -> tuple[int, int]:
     engine = create_engine(db_url)
     with Session(engine) as s:
-        games = s.scalar(select(func.count()).select_from(Game).where(Game.status == "finished")) or 0
+        games = s.scalar(select(func.count()).select_from(Game).where(Game.end_reason == "finished")) or 0
         moves = s.scalar(select(func.count()).select_from(Move)) or 0
     engine.dispose()
     return int(games), int(moves)
