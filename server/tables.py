@@ -61,14 +61,19 @@ class Table:
                 return i
         return None
 
-    def summary(self) -> dict[str, Any]:
-        """Return the lobby's line for this table."""
+    def _header(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "variant": self.variant.value,
             "status": self.status,
             "opponent": self.opponent,
             "bot_level": self.bot_level,
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """Return the lobby's line for this table."""
+        return {
+            **self._header(),
             "players": [s.username if s else None for s in self.seats],
             "spectators": self.spectators,
             "created_at": int(self.created_at * 1000),
@@ -78,11 +83,7 @@ class Table:
         """Return the table as ``seat`` (None: a spectator) may see it."""
         view = view_of(self.deal, seat).to_dict() if self.deal is not None else None
         return {
-            "id": self.id,
-            "variant": self.variant.value,
-            "status": self.status,
-            "opponent": self.opponent,
-            "bot_level": self.bot_level,
+            **self._header(),
             "players": [
                 {"username": s.username, "is_bot": s.is_bot, "connected": s.connected} if s else None
                 for s in self.seats

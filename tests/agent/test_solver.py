@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -12,14 +15,7 @@ from agent.world import W_H0, W_H1, W_LEAD, W_LEADER
 from tests.agent.conftest import position
 from tressette import ME, Variant, card_name, parse_state
 
-THESIS = {
-    "hand": ["K 3", "K KAVAL", "D 2", "D AS", "B 7"],
-    "hiscards": ["D KAVAL", "D KRALJ", "D 3", "K 2", "K 7"],
-    "unknown": ["D KAVAL", "D KRALJ", "D 3", "K 2", "K 7"],
-    "inplay": [],
-    "points": 18,
-    "cfm": False,
-}
+THESIS = json.loads((Path(__file__).parents[1] / "data" / "positions.json").read_text())["thesis_state"]
 
 
 def test_worked_check_of_the_rules() -> None:

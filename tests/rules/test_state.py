@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tressette import InvalidStateError, parse_card, parse_state
 
-THESIS = {
-    "hand": ["K 3", "K KAVAL", "D 2", "D AS", "B 7"],
-    "hiscards": ["D KAVAL", "D KRALJ", "D 3", "K 2", "K 7"],
-    "unknown": ["D KAVAL", "D KRALJ", "D 3", "K 2", "K 7"],
-    "inplay": [],
-    "points": 18,
-    "cfm": False,
-}
+THESIS = json.loads((Path(__file__).parents[1] / "data" / "positions.json").read_text())["thesis_state"]
 
 # A state early in a deal: the agent follows after 3 tricks, two cards shown.
 _EARLY_UNKNOWN = [

@@ -96,3 +96,14 @@ def play_until_over(a: Client, b: Client, table_id: str, choose: Callable[[Msg],
             if my_turn(msg) and msg["event"] is not None:
                 c.send({"type": "play", "table_id": table_id, "card": pick(t)})
     raise TimeoutError(f"the deal did not finish; last: {last}")
+
+
+def open_pair(base_url: str, ws_url: str, variant: str = "tressette") -> tuple[Client, Client, str]:
+    """Two guests: the first opens a table of ``variant``, the second joins; return both and the table id."""
+    ta, _ = guest_token(base_url)
+    tb, _ = guest_token(base_url)
+    a, b = Client(ws_url, ta), Client(ws_url, tb)
+    a.send({"type": "create_table", "variant": variant})
+    table_id = a.wait_for(is_table)["table"]["id"]
+    b.send({"type": "join_table", "table_id": table_id})
+    return a, b, table_id

@@ -13,7 +13,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.models import Move
 from tests.conftest import LiveServer
-from tests.server.client import Client, guest_token, is_table, my_turn
+from tests.server.client import Client, is_table, my_turn, open_pair
 from tressette import ALL_CARDS, card_name
 
 
@@ -21,12 +21,7 @@ from tressette import ALL_CARDS, card_name
 def game(pg_url: str, start_server: Callable[..., LiveServer]) -> tuple[LiveServer, Client, Client, str, dict]:
     """A running deal between two guests; returns the mover's client first and its table message."""
     server = start_server(pg_url)
-    ta, _ = guest_token(server.url)
-    tb, _ = guest_token(server.url)
-    a, b = Client(server.ws_url, ta), Client(server.ws_url, tb)
-    a.send({"type": "create_table", "variant": "tressette"})
-    table_id = a.wait_for(is_table)["table"]["id"]
-    b.send({"type": "join_table", "table_id": table_id})
+    a, b, table_id = open_pair(server.url, server.ws_url)
     ma = a.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
     mb = b.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
     return (server, a, b, table_id, ma) if my_turn(ma) else (server, b, a, table_id, mb)

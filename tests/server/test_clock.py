@@ -9,16 +9,11 @@ from sqlalchemy.orm import Session
 
 from server.models import Game, UserTotals
 from tests.conftest import LiveServer
-from tests.server.client import Client, guest_token, is_table, my_turn
+from tests.server.client import Client, is_table, my_turn, open_pair
 
 
 def _start(server: LiveServer) -> tuple[Client, Client, str, int]:
-    ta, _ = guest_token(server.url)
-    tb, _ = guest_token(server.url)
-    a, b = Client(server.ws_url, ta), Client(server.ws_url, tb)
-    a.send({"type": "create_table", "variant": "tressette"})
-    table_id = a.wait_for(is_table)["table"]["id"]
-    b.send({"type": "join_table", "table_id": table_id})
+    a, b, table_id = open_pair(server.url, server.ws_url)
     m = a.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
     mover = 0 if my_turn(m) else 1
     return a, b, table_id, mover

@@ -11,18 +11,8 @@ from sqlalchemy.orm import Session
 
 from server.models import Game, Move, UserTotals
 from tests.conftest import LiveServer
-from tests.server.client import Client, guest_token, is_table, play_until_over
+from tests.server.client import is_table, open_pair, play_until_over
 from tressette import ALL_CARDS, Deal, Variant, card_name, view_of
-
-
-def _table_pair(server: LiveServer, variant: str) -> tuple[Client, Client, str]:
-    ta, _ = guest_token(server.url)
-    tb, _ = guest_token(server.url)
-    a, b = Client(server.ws_url, ta), Client(server.ws_url, tb)
-    a.send({"type": "create_table", "variant": variant, "opponent": "anyone"})
-    table_id = a.wait_for(is_table)["table"]["id"]
-    b.send({"type": "join_table", "table_id": table_id})
-    return a, b, table_id
 
 
 def _check_no_leak(messages: list[dict], seat: int, deal_at: Callable[[int], Deal]) -> int:
@@ -54,7 +44,7 @@ def test_complete_games_are_logged_and_never_leak(backend: str, variant: str, st
     """Two scripted players finish deals; every move is in the DB once; no view leaks a card."""
     db_url = request.getfixturevalue("pg_url" if backend == "postgres" else "sqlite_url")
     server = start_server(db_url)
-    a, b, table_id = _table_pair(server, variant)
+    a, b, table_id = open_pair(server.url, server.ws_url, variant)
     deals = 2
     for n in range(deals):
         final = play_until_over(a, b, table_id, choose=lambda t: t["view"]["legal"][-1])

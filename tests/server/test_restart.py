@@ -9,18 +9,14 @@ from sqlalchemy.orm import Session
 
 from server.models import Game, Move
 from tests.conftest import LiveServer
-from tests.server.client import Client, guest_token, is_table, my_turn, play_until_over
+from tests.server.client import Client, is_table, my_turn, open_pair, play_until_over
 
 
 def test_kill_9_and_restart_loses_no_move(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
     """Play 13 cards, kill -9, restart on the same port, reconnect both, finish: 40 moves, each once."""
     server = start_server(pg_url, TRESET_RECONNECT_GRACE_S="30")
-    ta, _ = guest_token(server.url)
-    tb, _ = guest_token(server.url)
-    a, b = Client(server.ws_url, ta), Client(server.ws_url, tb)
-    a.send({"type": "create_table", "variant": "kifameno"})
-    table_id = a.wait_for(is_table)["table"]["id"]
-    b.send({"type": "join_table", "table_id": table_id})
+    a, b, table_id = open_pair(server.url, server.ws_url, "kifameno")
+    ta, tb = a.token, b.token
     played = 0
     clients = [a, b]
     while played < 13:
