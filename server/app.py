@@ -7,20 +7,21 @@ import contextlib
 import logging
 import re
 import secrets
-from collections.abc import AsyncIterator, Iterator
-from typing import Annotated, Any
+from collections.abc import AsyncIterator
+from typing import Any
 
-from fastapi import Depends, FastAPI, Header, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from server import repos
 from server.db import session_factory
+from server.deps import DB, CurrentUser
 from server.hub import MAX_OVERSIZE, Connection, Hub
 from server.models import User
+from server.routes_admin import router as admin_router
 from server.settings import Settings, get_settings
 
 log = logging.getLogger("treset.app")
@@ -33,27 +34,6 @@ class Credentials(BaseModel):
 
     username: str = Field(min_length=3, max_length=32)
     password: str = Field(min_length=6, max_length=200)
-
-
-def get_session(request: Request) -> Iterator[Session]:
-    """Yield a database session for one request."""
-    with request.app.state.sessions() as session:
-        yield session
-
-
-DB = Annotated[Session, Depends(get_session)]
-
-
-def current_user(session: DB, authorization: Annotated[str | None, Header()] = None) -> User:
-    """Return the user of the request's bearer token, or answer 401."""
-    token = (authorization or "").removeprefix("Bearer ").strip()
-    user = repos.user_for_token(session=session, token=token) if token else None
-    if user is None:
-        raise HTTPException(401, "sign in first (Authorization: Bearer TOKEN)")
-    return user
-
-
-CurrentUser = Annotated[User, Depends(current_user)]
 
 
 def _user_out(user: User) -> dict[str, Any]:
@@ -83,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             clock.cancel()
 
     app = FastAPI(title="treset", lifespan=lifespan)
+    app.include_router(admin_router)
     app.state.hub = hub
     app.state.sessions = sessions
     app.state.settings = settings

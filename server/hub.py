@@ -218,14 +218,34 @@ class Hub:
         self.tables[table.id] = table
         self._attach(conn, table, 0)
         if level is not None:
-            with self.sessions() as session:
-                bot_user = repos.ensure_user(session=session, username=f"bot-{level}", role="bot")
-                session.commit()
-                table.seats[1] = Seat(bot_user.id, bot_user.username, is_bot=True, connected=True)
+            table.seats[1] = self._bot_seat(level)
             await self._start_deal(table)
         else:
             await self._send_table(conn, table, 0, None)
         await self._lobby_changed()
+
+    def _bot_seat(self, level: str, second: bool = False) -> Seat:
+        with self.sessions() as session:
+            name = f"bot-{level}" + ("-2" if second else "")
+            user = repos.ensure_user(session=session, username=name, role="bot")
+            session.commit()
+            return Seat.bot(user.id, user.username)
+
+    async def start_bot_series(self, *, level_a: str, level_b: str, games: int, variant: Variant) -> Table:
+        """Open a bot-versus-bot table that plays ``games`` deals (every move logged as usual)."""
+        for level in (level_a, level_b):
+            if level not in self.settings.levels:
+                raise ValueError(f"unknown bot level {level!r}")
+        if not any(level_a in b.levels for b in self.bots) or not any(level_b in b.levels for b in self.bots):
+            raise LookupError("no bot is connected for one of these levels")
+        table = Table(id=secrets.token_hex(4), variant=variant, opponent="bot", bot_level=f"{level_a} vs {level_b}",
+                      series_left=games - 1)
+        table.seats[0] = self._bot_seat(level_a)
+        table.seats[1] = self._bot_seat(level_b, second=level_a == level_b)
+        self.tables[table.id] = table
+        await self._start_deal(table)
+        await self._lobby_changed()
+        return table
 
     async def _join(self, conn: Connection, msg: JoinTable) -> None:
         table = self.tables.get(msg.table_id)
@@ -325,7 +345,9 @@ class Hub:
             pending = self.bot_turns.get(table.id)
             if pending is None or (msg.turn is not None and msg.turn != pending[0]):
                 return  # a stale answer: the turn moved on (or went to another bot)
-            seat = next((i for i, s in enumerate(table.seats) if s and s.is_bot), None)
+            to_move = table.deal.to_move if table.deal is not None else 0
+            seat_of_bot = table.seats[to_move]
+            seat = to_move if seat_of_bot is not None and seat_of_bot.is_bot else None
         else:
             seat = table.seat_of(conn.user_id)
             if seat is not None and self.seat_conn.get((table.id, seat)) is not conn:
@@ -400,6 +422,9 @@ class Hub:
         table.match_wins[winner] += 1
         table.rematch = [bool(s and s.is_bot) for s in table.seats]
         self.bot_turns.pop(table.id, None)
+        if all(table.rematch) and table.series_left > 0:
+            table.series_left -= 1
+            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._start_deal(table)))
 
     async def _end_deal(self, table: Table, *, loser: int, reason: str) -> None:
         """End the deal by forfeit: ``loser`` ran out of time or left; it counts as a loss."""
@@ -472,7 +497,7 @@ class Hub:
         if s is None or not s.is_bot:
             return
         turn = table.move_number
-        candidates = [b for b in self.bots if table.bot_level in b.levels and not b.closed]
+        candidates = [b for b in self.bots if s.level in b.levels and not b.closed]
         bot = min(candidates, key=self.bot_load) if candidates else None
         self.bot_turns[table.id] = (turn, bot)
         notice = None if bot else "no bot is connected: the bot's turn waits for one"
@@ -483,7 +508,7 @@ class Hub:
             return
         state = state_from_view(view_of(deal, seat))
         remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
-        await bot.send({"type": "bot_turn", "table_id": table.id, "turn": turn, "level": table.bot_level,
+        await bot.send({"type": "bot_turn", "table_id": table.id, "turn": turn, "level": s.level,
                         "time_ms": min(remaining_ms // 2, 5000), "state": state.to_dict()})
 
     # ----- clocks ------------------------------------------------------------------------
@@ -535,9 +560,8 @@ class Hub:
                 now = time.time()
                 for seat, user in enumerate(users):
                     assert user is not None
-                    is_bot = user.role == "bot"
-                    table.seats[seat] = Seat(user.id, user.username, is_bot=is_bot, connected=is_bot,
-                                             disconnected_at=None if is_bot else now)
+                    table.seats[seat] = (Seat.bot(user.id, user.username) if user.role == "bot" else
+                                         Seat(user.id, user.username, is_bot=False, disconnected_at=now))
                 table.deadline = now + self.settings.move_timeout_s
                 self.tables[table.id] = table
                 count += 1

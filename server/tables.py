@@ -22,6 +22,13 @@ class Seat:
     is_bot: bool
     connected: bool = False
     disconnected_at: float | None = None
+    level: str | None = None
+    """A bot seat's level (bot accounts are named ``bot-LEVEL``)."""
+
+    @classmethod
+    def bot(cls, user_id: int, username: str) -> Seat:
+        """Return the seat of the bot account ``username`` (``bot-LEVEL`` or ``bot-LEVEL-2``)."""
+        return cls(user_id, username, is_bot=True, connected=True, level=username.split("-")[1])
 
 
 @dataclass(slots=True)
@@ -46,6 +53,8 @@ class Table:
     next_first_leader: int = field(default_factory=lambda: secrets.randbelow(2))
     spectators: int = 0
     notice: str | None = None
+    series_left: int = 0
+    """Deals still to play after this one at a bot-versus-bot table."""
 
     @property
     def move_number(self) -> int:
