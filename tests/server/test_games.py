@@ -11,12 +11,15 @@ from sqlalchemy.orm import Session
 
 from server.models import Game, Move, UserTotals
 from tests.conftest import LiveServer
-from tests.server.client import is_table, open_pair, play_until_over
+from tests.server.client import Client, guest_token, is_table, open_pair, play_until_over
 from tressette import ALL_CARDS, Deal, Variant, card_name, view_of
 
 
-def _check_no_leak(messages: list[dict], seat: int, deal_at: Callable[[int], Deal]) -> int:
-    """Every table message equals the rules package's view, and names no card the seat may not know."""
+def _check_no_leak(messages: list[dict], seat: int | None, deal_at: Callable[[int], Deal]) -> int:
+    """Every table message equals the rules package's view, and names no card the seat may not know.
+
+    ``seat`` None is a spectator, who may know only the cards drawn face up.
+    """
     checked = 0
     for msg in messages:
         if not is_table(msg) or msg["table"]["view"] is None:
@@ -29,7 +32,9 @@ def _check_no_leak(messages: list[dict], seat: int, deal_at: Callable[[int], Dea
         expected = view_of(deal, seat).to_dict()
         assert view == expected
         if t["result"] is None:
-            secret = set(deal.hands[1 - seat]) - set(view_of(deal, seat).opponent_known) | set(deal.stock)
+            seen = view_of(deal, seat)
+            hidden = (deal.hands[0] + deal.hands[1]) if seat is None else deal.hands[1 - seat]
+            secret = set(hidden) - set(seen.known[0]) - set(seen.known[1]) | set(deal.stock)
             text = json.dumps(msg)
             leaked = [card_name(c) for c in secret if f'"{card_name(c)}"' in text]
             assert not leaked, f"seat {seat} was sent hidden cards {leaked}"
@@ -45,6 +50,8 @@ def test_complete_games_are_logged_and_never_leak(backend: str, variant: str, st
     db_url = request.getfixturevalue("pg_url" if backend == "postgres" else "sqlite_url")
     server = start_server(db_url)
     a, b, table_id = open_pair(server.url, server.ws_url, variant)
+    spectator = Client(server.ws_url, guest_token(server.url)[0])
+    spectator.send({"type": "watch_table", "table_id": table_id})
     deals = 2
     for n in range(deals):
         final = play_until_over(a, b, table_id, choose=lambda t: t["view"]["legal"][-1])
@@ -86,5 +93,15 @@ def test_complete_games_are_logged_and_never_leak(backend: str, variant: str, st
     seat_a = a.received[start_a]["table"]["you"]
     assert _check_no_leak(a.received[start_a:], seat_a, deal_at) >= 20
     assert _check_no_leak(b.received[start_b:], 1 - seat_a, deal_at) >= 20
+    watched: list[dict] = []
+    while True:
+        try:
+            watched.append(spectator.recv(timeout=0.5))
+        except TimeoutError:
+            break
+    starts = [i for i, m in enumerate(watched) if is_table(m) and (m.get("event") or {}).get("kind") == "start"]
+    assert len(starts) >= 1
+    assert _check_no_leak(watched[starts[-1]:], None, deal_at) >= 20
     a.close()
     b.close()
+    spectator.close()
