@@ -79,7 +79,7 @@ def _ordered_moves(h0: int, h1: int, leader: int, lead: int, cfm: bool, out: np.
                 if cfm:
                     sc = -sc
             else:
-                sc = -p * 10 + (c % 10)
+                sc = p * 10 - (c % 10)
             out[n] = c
             scores[n] = sc
             n += 1

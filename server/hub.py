@@ -24,15 +24,23 @@ from server.protocol import (
     CLIENT_MESSAGE,
     CLIENT_TYPES,
     BotHello,
+    BotTurn,
     Chat,
+    ChatLine,
     CreateTable,
     JoinTable,
     LeaveTable,
+    Lobby,
     Ping,
     Play,
+    Pong,
     Rematch,
+    TableMessage,
+    UserOut,
     WatchTable,
+    Welcome,
     error,
+    out,
 )
 from server.settings import Settings
 from server.tables import Seat, Table
@@ -107,8 +115,8 @@ class Hub:
     async def connect(self, conn: Connection) -> None:
         """Register ``conn``, greet it, and give it back any seat it holds."""
         self.conns.add(conn)
-        await conn.send({"type": "welcome", "user": {"id": conn.user_id, "username": conn.username,
-                                                    "role": conn.role}})
+        await conn.send(out(Welcome(user=UserOut(id=conn.user_id, username=conn.username,
+                                                 role=conn.role))))  # type: ignore[arg-type]
         await conn.send(self._lobby())
         for table in list(self.tables.values()):
             seat = table.seat_of(conn.user_id)
@@ -185,7 +193,7 @@ class Hub:
 
     def _lobby(self) -> dict[str, Any]:
         tables = [t.summary() for t in self.tables.values() if t.status != "closed" and t.opponent != "invite"]
-        return {"type": "lobby", "tables": tables}
+        return out(Lobby(tables=tables))
 
     async def _lobby_changed(self) -> None:
         # Coalesced: the clock sends at most one lobby update per tick.
@@ -463,12 +471,12 @@ class Hub:
             await conn.send(error("rate_limited", "you are sending messages too fast", msg.type))
             return
         conn.last_chat = now
-        line = {"type": "chat", "table_id": table.id, "from": conn.username, "text": msg.text.strip(),
-                "at": int(now * 1000)}
+        line = out(ChatLine.model_validate({"table_id": table.id, "from": conn.username, "text": msg.text.strip(),
+                                            "at": int(now * 1000)}))
         await asyncio.gather(*(c.send(line) for c in self._audience(table)))
 
     async def _ping(self, conn: Connection, msg: Ping) -> None:
-        await conn.send({"type": "pong"})
+        await conn.send(out(Pong()))
 
     # ----- bots --------------------------------------------------------------------------
 
@@ -508,8 +516,9 @@ class Hub:
             return
         state = state_from_view(view_of(deal, seat))
         remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
-        await bot.send({"type": "bot_turn", "table_id": table.id, "turn": turn, "level": s.level,
-                        "time_ms": min(remaining_ms // 2, 5000), "state": state.to_dict()})
+        assert s.level is not None
+        await bot.send(out(BotTurn(table_id=table.id, turn=turn, level=s.level,
+                                   time_ms=min(remaining_ms // 2, 5000), state=state.to_dict())))
 
     # ----- clocks ------------------------------------------------------------------------
 
@@ -579,8 +588,7 @@ class Hub:
         return conns + list(self.watchers.get(table.id, ()))
 
     async def _send_table(self, conn: Connection, table: Table, seat: int | None, event: dict[str, Any] | None) -> None:
-        await conn.send({"type": "table", "table": table.snapshot(seat, with_invite=seat == 0),
-                         "event": event})
+        await conn.send(out(TableMessage(table=table.snapshot(seat, with_invite=seat == 0), event=event)))
 
     async def _broadcast(self, table: Table, event: dict[str, Any] | None) -> None:
         sends = []

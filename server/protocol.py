@@ -89,6 +89,88 @@ CLIENT_TYPES = {"create_table", "join_table", "watch_table", "leave_table", "pla
                 "bot_hello"}
 
 
+# ----- server -> client ------------------------------------------------------------------
+
+
+class UserOut(_Msg):
+    """An account as clients see it."""
+
+    id: int
+    username: str
+    role: Literal["player", "guest", "bot", "admin"]
+
+
+class Welcome(_Msg):
+    """The first message on every accepted socket."""
+
+    type: Literal["welcome"] = "welcome"
+    user: UserOut
+
+
+class Lobby(_Msg):
+    """The open tables (sent on connect and on every change)."""
+
+    type: Literal["lobby"] = "lobby"
+    tables: list[dict[str, Any]]
+
+
+class TableMessage(_Msg):
+    """A table as this client may see it (``Table.snapshot``), and the event that changed it."""
+
+    type: Literal["table"] = "table"
+    table: dict[str, Any]
+    event: dict[str, Any] | None = None
+
+
+class ChatLine(_Msg):
+    """A line of table chat, relayed to the players and spectators."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    type: Literal["chat"] = "chat"
+    table_id: str
+    from_: str = Field(alias="from")
+    text: str
+    at: int
+
+
+class ErrorMessage(_Msg):
+    """A refusal: the message ``ref`` was not accepted and changed nothing."""
+
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    ref: str | None = None
+
+
+class Pong(_Msg):
+    """The answer to ``ping``."""
+
+    type: Literal["pong"] = "pong"
+
+
+class BotTurn(_Msg):
+    """Ask a bot for the move of a bot seat (``state`` is the agent JSON state of RULES.md)."""
+
+    type: Literal["bot_turn"] = "bot_turn"
+    table_id: str
+    turn: int
+    level: str
+    time_ms: int
+    state: dict[str, Any]
+
+
+ServerMessage = Welcome | Lobby | TableMessage | ChatLine | ErrorMessage | Pong | BotTurn
+
+
+def out(msg: ServerMessage) -> dict[str, Any]:
+    """Return ``msg`` as the JSON object sent on the wire."""
+    return msg.model_dump(by_alias=True)
+
+
 def error(code: str, message: str, ref: str | None = None) -> dict[str, Any]:
-    """Return an ``error`` message."""
-    return {"type": "error", "code": code, "message": message, "ref": ref}
+    """Return an ``error`` message.
+
+    >>> error("bad_json", "the message is not valid JSON")["type"]
+    'error'
+    """
+    return out(ErrorMessage(code=code, message=message, ref=ref))
