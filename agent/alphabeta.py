@@ -25,7 +25,7 @@ from tressette import POINTS, Card, Deal, mask_of
 
 ACES = mask_of(c for c in range(40) if POINTS[c] == 3)
 FIGURES = mask_of(c for c in range(40) if POINTS[c] == 1)
-TT_BITS = 20
+TT_BITS = 18
 TT_SIZE = 1 << TT_BITS
 INF = 1000
 LAST_BONUS = 3
@@ -231,23 +231,26 @@ def solve_root(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarr
             continue
         bit = np.int64(1) << c
         n0 = h0 & ~bit
-        # Only a better card matters unless every value is wanted: search a window above the best.
-        lo = -INF
-        hi = INF
-        if not exact_all and best_card >= 0:
-            if cfm:
-                hi = -best
-            else:
-                lo = best
-        if lead < 0:
-            v = _search(n0, h1, leader, c, lo, hi, cfm, tt, nodes)
-        else:
-            winner = 1 - leader if beats(c, lead) else leader
+        # Only a better card matters unless every value is wanted: a null window asks "is it
+        # better?", and only a card that is gets searched again for its exact value.
+        next_leader = leader
+        next_lead = c
+        gain = 0
+        if lead >= 0:
+            next_leader = 1 - leader if beats(c, lead) else leader
+            next_lead = -1
             pts = POINTS_ARR[lead] + POINTS_ARR[c]
             if n0 == 0 and h1 == 0:
                 pts += LAST_BONUS
-            gain = pts if winner == 0 else 0
-            v = gain + _search(n0, h1, winner, -1, lo - gain, hi - gain, cfm, tt, nodes)
+            gain = pts if next_leader == 0 else 0
+        if exact_all or best_card < 0:
+            v = gain + _search(n0, h1, next_leader, next_lead, -INF - gain, INF - gain, cfm, tt, nodes)
+        else:
+            bound = -best if cfm else best
+            lo = bound - 1 if cfm else bound
+            v = gain + _search(n0, h1, next_leader, next_lead, lo - gain, lo + 1 - gain, cfm, tt, nodes)
+            if (v < bound) if cfm else (v > bound):
+                v = gain + _search(n0, h1, next_leader, next_lead, -INF - gain, INF - gain, cfm, tt, nodes)
         values[c] = v
         score = -v if cfm else v
         if best_card < 0 or score > best:

@@ -15,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
+from starlette.websockets import WebSocketState
 
 from server import repos
 from server.db import session_factory
@@ -134,8 +135,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         conn = Connection(send_text=ws.send_text, user_id=user.id, username=user.username, role=user.role)
         await hub.connect(conn)
         try:
-            while True:
-                raw = await ws.receive_text()
+            # A failed send (the client vanished) marks the socket disconnected: stop reading then.
+            while ws.application_state == WebSocketState.CONNECTED:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
+                if raw is None:  # a binary frame: read as UTF-8, so bad bytes become bad_json
+                    raw = (message.get("bytes") or b"").decode("utf-8", "replace")
                 await hub.handle(conn, raw)
                 if conn.oversize >= MAX_OVERSIZE:
                     await ws.close(code=1009, reason="too many oversized messages")

@@ -107,3 +107,29 @@ def unfinished_games(*, session: Session) -> list[Game]:
 def moves_of(*, session: Session, game_id: int) -> list[Move]:
     """Return a game's moves in order."""
     return list(session.scalars(select(Move).where(Move.game_id == game_id).order_by(Move.move_number)))
+
+
+def create_bot_token(*, session: Session, username: str) -> str:
+    """Create the bot account ``username`` if missing and return a new API token for it.
+
+    Raises:
+        ValueError: ``username`` belongs to an account that is not a bot.
+    """
+    user = ensure_user(session=session, username=username, role="bot")
+    if user.role != "bot":
+        raise ValueError(f"{username!r} is not a bot account")
+    return issue_token(session=session, user=user, kind="api")
+
+
+def create_admin(*, session: Session, username: str, password: str) -> tuple[User, str]:
+    """Create an admin account; return it and a session token.
+
+    Raises:
+        ValueError: the name is taken or the password is shorter than 6 characters.
+    """
+    if len(password) < 6:
+        raise ValueError("the password needs at least 6 characters")
+    if get_user_by_name(session=session, username=username) is not None:
+        raise ValueError(f"{username!r} exists already")
+    user = create_user(session=session, username=username, password=password, role="admin")
+    return user, issue_token(session=session, user=user)

@@ -10,6 +10,8 @@ from typing import Any
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
+from tressette import Deal, card_name, view_of
+
 Msg = dict[str, Any]
 
 
@@ -107,3 +109,30 @@ def open_pair(base_url: str, ws_url: str, variant: str = "tressette") -> tuple[C
     table_id = a.wait_for(is_table)["table"]["id"]
     b.send({"type": "join_table", "table_id": table_id})
     return a, b, table_id
+
+
+def check_no_leak(messages: list[dict], seat: int | None, deal_at: Callable[[int], Deal]) -> int:
+    """Every table message equals the rules package's view, and names no card the seat may not know.
+
+    ``seat`` None is a spectator, who may know only the cards drawn face up.
+    """
+    checked = 0
+    for msg in messages:
+        if not is_table(msg) or msg["table"]["view"] is None:
+            continue
+        t = msg["table"]
+        assert t["you"] == seat
+        view = t["view"]
+        moves = 2 * len(view["history"]) + len(view["table"])
+        deal = deal_at(moves)
+        expected = view_of(deal, seat).to_dict()
+        assert view == expected
+        if t["result"] is None:
+            seen = view_of(deal, seat)
+            hidden = (deal.hands[0] + deal.hands[1]) if seat is None else deal.hands[1 - seat]
+            secret = set(hidden) - set(seen.known[0]) - set(seen.known[1]) | set(deal.stock)
+            text = json.dumps(msg)
+            leaked = [card_name(c) for c in secret if f'"{card_name(c)}"' in text]
+            assert not leaked, f"seat {seat} was sent hidden cards {leaked}"
+        checked += 1
+    return checked

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 import pytest
@@ -11,35 +10,8 @@ from sqlalchemy.orm import Session
 
 from server.models import Game, Move, UserTotals
 from tests.conftest import LiveServer
-from tests.server.client import Client, guest_token, is_table, open_pair, play_until_over
-from tressette import ALL_CARDS, Deal, Variant, card_name, view_of
-
-
-def _check_no_leak(messages: list[dict], seat: int | None, deal_at: Callable[[int], Deal]) -> int:
-    """Every table message equals the rules package's view, and names no card the seat may not know.
-
-    ``seat`` None is a spectator, who may know only the cards drawn face up.
-    """
-    checked = 0
-    for msg in messages:
-        if not is_table(msg) or msg["table"]["view"] is None:
-            continue
-        t = msg["table"]
-        assert t["you"] == seat
-        view = t["view"]
-        moves = 2 * len(view["history"]) + len(view["table"])
-        deal = deal_at(moves)
-        expected = view_of(deal, seat).to_dict()
-        assert view == expected
-        if t["result"] is None:
-            seen = view_of(deal, seat)
-            hidden = (deal.hands[0] + deal.hands[1]) if seat is None else deal.hands[1 - seat]
-            secret = set(hidden) - set(seen.known[0]) - set(seen.known[1]) | set(deal.stock)
-            text = json.dumps(msg)
-            leaked = [card_name(c) for c in secret if f'"{card_name(c)}"' in text]
-            assert not leaked, f"seat {seat} was sent hidden cards {leaked}"
-        checked += 1
-    return checked
+from tests.server.client import Client, check_no_leak, guest_token, is_table, open_pair, play_until_over
+from tressette import ALL_CARDS, Deal, Variant, card_name
 
 
 @pytest.mark.parametrize("backend", ["postgres", "sqlite"])
@@ -91,8 +63,8 @@ def test_complete_games_are_logged_and_never_leak(backend: str, variant: str, st
     start_a = max(i for i, m in enumerate(a.received) if is_table(m) and (m.get("event") or {}).get("kind") == "start")
     start_b = max(i for i, m in enumerate(b.received) if is_table(m) and (m.get("event") or {}).get("kind") == "start")
     seat_a = a.received[start_a]["table"]["you"]
-    assert _check_no_leak(a.received[start_a:], seat_a, deal_at) >= 20
-    assert _check_no_leak(b.received[start_b:], 1 - seat_a, deal_at) >= 20
+    assert check_no_leak(a.received[start_a:], seat_a, deal_at) >= 20
+    assert check_no_leak(b.received[start_b:], 1 - seat_a, deal_at) >= 20
     watched: list[dict] = []
     while True:
         try:
@@ -101,7 +73,7 @@ def test_complete_games_are_logged_and_never_leak(backend: str, variant: str, st
             break
     starts = [i for i, m in enumerate(watched) if is_table(m) and (m.get("event") or {}).get("kind") == "start"]
     assert len(starts) >= 1
-    assert _check_no_leak(watched[starts[-1]:], None, deal_at) >= 20
+    assert check_no_leak(watched[starts[-1]:], None, deal_at) >= 20
     a.close()
     b.close()
     spectator.close()
