@@ -1,0 +1,137 @@
+"""The server side of the bot protocol, driven by scripted bots (no agent process).
+
+``bot_hello`` and ``/healthz``; ``no_bot`` for a bot table without bots; ``bot_turn``
+carries a valid agent state; a stale answer is dropped; a turn whose bot disappears
+goes to another bot; a bot that reconnects gets its pending turn again.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import httpx
+from sqlalchemy import create_engine, select
+from sqlalchemy.orm import Session
+
+from server.models import Game, Move
+from tests.conftest import ROOT, LiveServer
+from tests.server.client import Client, Msg, guest_token, is_table, my_turn
+from tressette import card_name, parse_state
+
+BOT_TOKEN = "scripted-bot-token-1"
+
+
+def _bot(server: LiveServer, token: str, capacity: int = 4) -> Client:
+    bot = Client(server.ws_url, token)
+    assert bot.recv()["type"] == "welcome"
+    bot.send({"type": "bot_hello", "levels": ["normal"], "capacity": capacity})
+    return bot
+
+
+def _answer(bot: Client, turn: Msg, turn_no: int | None = None) -> None:
+    state = parse_state(turn["state"])  # the rules package's own validation of the agent state
+    card = card_name(state.legal_moves()[0])
+    bot.send({"type": "play", "table_id": turn["table_id"], "card": card,
+              "turn": turn["turn"] if turn_no is None else turn_no})
+
+
+def _run(human: Client, bot: Client, table_id: str, stop: Callable[[Msg], bool], *, answer: bool = True,
+         timeout: float = 30) -> Msg:
+    """Let the human play its turns (and ``bot`` answer its own) until a message satisfies ``stop``."""
+    end = time.time() + timeout
+    while time.time() < end:
+        for c in (human, bot):
+            try:
+                m = c.recv(timeout=0.05)
+            except TimeoutError:
+                continue
+            if stop(m):
+                return m
+            if c is human and my_turn(m) and m["event"] is not None and m["table"]["id"] == table_id:
+                human.send({"type": "play", "table_id": table_id, "card": m["table"]["view"]["legal"][0]})
+            elif c is bot and m["type"] == "bot_turn":
+                _answer(bot, m)
+    raise TimeoutError(f"stop condition not reached; last human: {human.received[-2:]}")
+
+
+def _new_bot_token(db_url: str, name: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "server.bots", "create", name], cwd=ROOT, check=True,
+                         capture_output=True, text=True, env={**os.environ, "DATABASE_URL": db_url})
+    return out.stdout.strip()
+
+
+def test_bot_tables_survive_bots_coming_and_going(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """A bot game is finished although its bots leave: reassigned, then re-sent on reconnect."""
+    server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
+    human = Client(server.ws_url, guest_token(server.url)[0])
+    human.send({"type": "create_table", "variant": "kifameno", "opponent": "bot", "bot_level": "normal"})
+    assert human.error()["code"] == "no_bot"
+
+    second_token = _new_bot_token(pg_url, "bot-two")
+    assert second_token and second_token != BOT_TOKEN
+    one = _bot(server, BOT_TOKEN, capacity=4)
+    two = _bot(server, second_token, capacity=3)
+    one.send({"type": "ping"})
+    assert one.wait_for(lambda m: m["type"] == "pong")
+    health = httpx.get(f"{server.url}/healthz", timeout=5).json()
+    assert health["bots_connected"] == 2 and health["bot_capacity"] == 7 and health["bot_levels"] == ["normal"]
+
+    human.send({"type": "create_table", "variant": "kifameno", "opponent": "bot", "bot_level": "normal"})
+    table_id = human.wait_for(is_table)["table"]["id"]
+    # Bot one (the least loaded, first) gets the first bot turn; a stale answer is ignored.
+    first = _run(human, one, table_id, lambda m: m["type"] == "bot_turn", answer=False, timeout=15)
+    assert first["table_id"] == table_id and first["level"] == "normal"
+    assert 0 < first["time_ms"] <= 5000
+    _answer(one, first, turn_no=first["turn"] + 7)
+    # Bot one disappears holding the turn: the same turn goes to bot two.
+    one.close()
+    again = two.wait_for(lambda m: m["type"] == "bot_turn")
+    assert (again["table_id"], again["turn"], again["state"]) == (first["table_id"], first["turn"], first["state"])
+    _answer(two, again)
+    # Play on until bot two holds a turn after move 20, then drop it too.
+    held = _run(human, two, table_id, lambda m: m["type"] == "bot_turn" and m["turn"] >= 20)
+    two.close()
+    human.wait_for(lambda m: is_table(m) and (m["event"] or {}).get("kind") == "notice"
+                   and m["table"]["notice"] is not None)
+    assert httpx.get(f"{server.url}/healthz", timeout=5).json()["bots_connected"] == 0
+    # Bots are stateless: the reconnected bot is sent the pending turn again.
+    back = _bot(server, second_token)
+    resent = back.wait_for(lambda m: m["type"] == "bot_turn")
+    assert (resent["turn"], resent["state"]) == (held["turn"], held["state"])
+    _answer(back, resent)
+    end = _run(human, back, table_id, lambda m: is_table(m) and m["table"]["status"] == "finished")
+    assert end["table"]["result"]["reason"] == "finished" and end["table"]["notice"] is None
+
+    engine = create_engine(pg_url)
+    with Session(engine) as s:
+        game = s.scalars(select(Game)).one()
+        assert game.status == "finished" and game.bot_level == "normal"
+        numbers = list(s.scalars(select(Move.move_number).where(Move.game_id == game.id).order_by(Move.move_number)))
+        assert numbers == list(range(40))
+    engine.dispose()
+    human.close()
+    back.close()
+
+
+def test_only_bot_accounts_may_say_bot_hello(sqlite_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """A person's ``bot_hello`` is refused; bots cannot open or join tables."""
+    server = start_server(sqlite_url, TRESET_BOT_TOKEN=BOT_TOKEN)
+    person = Client(server.ws_url, guest_token(server.url)[0])
+    person.send({"type": "bot_hello", "levels": ["normal"], "capacity": 2})
+    assert person.error()["code"] == "bad_message"
+    assert httpx.get(f"{server.url}/healthz", timeout=5).json()["bots_connected"] == 0
+    bot = _bot(server, BOT_TOKEN)
+    bot.send({"type": "create_table", "variant": "tressette"})
+    assert bot.error()["code"] == "bad_message"
+    person.send({"type": "create_table", "variant": "tressette"})
+    table_id = person.wait_for(is_table)["table"]["id"]
+    bot.send({"type": "join_table", "table_id": table_id})
+    assert bot.error()["code"] == "table_full"
+    bot.send({"type": "bot_hello", "levels": ["normal"], "capacity": 0})
+    assert bot.error()["code"] == "bad_message"
+    person.close()
+    bot.close()

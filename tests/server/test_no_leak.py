@@ -1,0 +1,102 @@
+"""Over many complete games played at once, no message tells a client a card it may not know."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from sqlalchemy import create_engine, select
+from sqlalchemy.orm import Session
+from websockets.asyncio.client import ClientConnection, connect
+
+from server.models import Game, Move
+from tests.conftest import LiveServer
+from tests.server.client import check_no_leak, guest_token
+from tressette import Deal, Variant
+
+GAMES = 24
+CARD_NAME = re.compile(r'"[BKSD] (3|2|AS|KRALJ|KAVAL|FANT|7|6|5|4)"')
+
+Msg = dict[str, Any]
+
+
+async def _listen(ws: ClientConnection, log: list[Msg], rng: random.Random | None, done: asyncio.Event) -> None:
+    """Record every message; as a player, answer each turn with a random legal card."""
+    async for raw in ws:
+        msg: Msg = json.loads(raw)
+        log.append(msg)
+        if msg["type"] != "table":
+            continue
+        t = msg["table"]
+        if t["status"] == "finished":
+            done.set()
+            return
+        view = t["view"]
+        if rng is not None and view and t["status"] == "playing" and view["to_move"] == t["you"] and msg["event"]:
+            await ws.send(json.dumps({"type": "play", "table_id": t["id"], "card": rng.choice(view["legal"])}))
+
+
+async def _game(ws_url: str, tokens: tuple[str, str, str], variant: str, seed: int) -> tuple[str, list[list[Msg]]]:
+    """Play one deal between two players, watched by a spectator; return the table id and the three logs."""
+    logs: list[list[Msg]] = [[], [], []]
+    rng = random.Random(seed)
+    async with connect(f"{ws_url}?token={tokens[0]}") as a, connect(f"{ws_url}?token={tokens[1]}") as b, \
+            connect(f"{ws_url}?token={tokens[2]}") as watcher:
+        await a.send(json.dumps({"type": "create_table", "variant": variant, "opponent": "invite"}))
+        first: Msg = {}
+        while first.get("type") != "table":
+            first = json.loads(await a.recv())
+            logs[0].append(first)
+        table_id, invite = first["table"]["id"], first["table"]["invite"]
+        assert invite
+        await watcher.send(json.dumps({"type": "watch_table", "table_id": table_id}))
+        events = [asyncio.Event() for _ in range(3)]
+        tasks = [asyncio.create_task(_listen(ws, log, r, ev))
+                 for ws, log, r, ev in zip((a, b, watcher), logs, (rng, rng, None), events, strict=True)]
+        await asyncio.sleep(0.05)  # the spectator is in before the deal starts
+        await b.send(json.dumps({"type": "join_table", "table_id": table_id, "invite": invite}))
+        await asyncio.wait_for(asyncio.gather(*tasks), timeout=90)
+    return table_id, logs
+
+
+def test_many_games_never_leak_a_hidden_card(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """24 concurrent deals (both variants, random legal play, a spectator each): every view is exact."""
+    server = start_server(pg_url)
+    tokens = [tuple(guest_token(server.url)[0] for _ in range(3)) for _ in range(GAMES)]
+
+    async def main() -> list[tuple[str, list[list[Msg]]]]:
+        return await asyncio.gather(*(_game(server.ws_url, tokens[i], ("tressette", "kifameno")[i % 2], i)  # type: ignore[arg-type]
+                                      for i in range(GAMES)))
+
+    played = asyncio.run(main())
+    engine = create_engine(pg_url)
+    checked = 0
+    with Session(engine) as s:
+        for table_id, logs in played:
+            game = s.scalars(select(Game).where(Game.table_id == table_id)).one()
+            assert game.status == "finished" and game.end_reason == "finished"
+            moves = list(s.scalars(select(Move).where(Move.game_id == game.id).order_by(Move.move_number)))
+            assert len(moves) == 40
+
+            def deal_at(n: int, game: Game = game, moves: list[Move] = moves) -> Deal:
+                deal = Deal.from_deck(game.deck, Variant(game.variant), game.first_leader)
+                for m in moves[:n]:
+                    deal.play(m.card, m.seat)
+                return deal
+
+            seat_a = next(m["table"]["you"] for m in logs[0] if m["type"] == "table" and m["table"]["view"])
+            for log, seat in zip(logs, (seat_a, 1 - seat_a, None), strict=True):
+                n = check_no_leak(log, seat, deal_at)
+                assert n >= 20, (table_id, seat, n)
+                checked += n
+                # Lobby, welcome and other messages name no card at all.
+                others = json.dumps([m for m in log if m["type"] != "table"])
+                assert not CARD_NAME.search(others), others[:300]
+    engine.dispose()
+    assert checked >= GAMES * 3 * 20
+    assert httpx.get(f"{server.url}/healthz", timeout=5).json()["status"] == "ok"
