@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         restored = hub.restore()
         if restored:
             log.info("restored %d unfinished game(s)", restored)
+        await hub.resume_bots()  # restored bot turns wait for (and go to) the first bot that connects
         clock = asyncio.create_task(hub.run_clock())
         try:
             yield

@@ -508,6 +508,11 @@ class Hub:
         candidates = [b for b in self.bots if s.level in b.levels and not b.closed]
         bot = min(candidates, key=self.bot_load) if candidates else None
         self.bot_turns[table.id] = (turn, bot)
+        # No bot, no clock: a bot seat does not forfeit for want of a bot; the clock restarts with one.
+        if bot is None:
+            table.deadline = None
+        elif table.deadline is None:
+            table.deadline = time.time() + self.settings.move_timeout_s
         notice = None if bot else "no bot is connected: the bot's turn waits for one"
         if notice != table.notice:
             table.notice = notice

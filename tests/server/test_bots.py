@@ -58,6 +58,16 @@ def _run(human: Client, bot: Client, table_id: str, stop: Callable[[Msg], bool],
     raise TimeoutError(f"stop condition not reached; last human: {human.received[-2:]}")
 
 
+def _open_bot_table(human: Client, variant: str) -> str:
+    """Open a bot table; if the human leads, play its first card; return the table id."""
+    human.send({"type": "create_table", "variant": variant, "opponent": "bot", "bot_level": "normal"})
+    opened = human.wait_for(is_table)
+    table_id: str = opened["table"]["id"]
+    if my_turn(opened):
+        human.send({"type": "play", "table_id": table_id, "card": opened["table"]["view"]["legal"][0]})
+    return table_id
+
+
 def _new_bot_token(db_url: str, name: str) -> str:
     out = subprocess.run([sys.executable, "-m", "server.bots", "create", name], cwd=ROOT, check=True,
                          capture_output=True, text=True, env={**os.environ, "DATABASE_URL": db_url})
@@ -80,8 +90,7 @@ def test_bot_tables_survive_bots_coming_and_going(pg_url: str, start_server: Cal
     health = httpx.get(f"{server.url}/healthz", timeout=5).json()
     assert health["bots_connected"] == 2 and health["bot_capacity"] == 7 and health["bot_levels"] == ["normal"]
 
-    human.send({"type": "create_table", "variant": "kifameno", "opponent": "bot", "bot_level": "normal"})
-    table_id = human.wait_for(is_table)["table"]["id"]
+    table_id = _open_bot_table(human, "kifameno")
     # Bot one (the least loaded, first) gets the first bot turn; a stale answer is ignored.
     first = _run(human, one, table_id, lambda m: m["type"] == "bot_turn", answer=False, timeout=15)
     assert first["table_id"] == table_id and first["level"] == "normal"
@@ -95,14 +104,17 @@ def test_bot_tables_survive_bots_coming_and_going(pg_url: str, start_server: Cal
     # Play on until bot two holds a turn after move 20, then drop it too.
     held = _run(human, two, table_id, lambda m: m["type"] == "bot_turn" and m["turn"] >= 20)
     two.close()
-    human.wait_for(lambda m: is_table(m) and (m["event"] or {}).get("kind") == "notice"
-                   and m["table"]["notice"] is not None)
+    waiting = human.wait_for(lambda m: is_table(m) and (m["event"] or {}).get("kind") == "notice"
+                             and m["table"]["notice"] is not None)
+    assert waiting["table"]["turn_deadline"] is None  # no bot, no clock: the bot seat does not forfeit
     assert httpx.get(f"{server.url}/healthz", timeout=5).json()["bots_connected"] == 0
     # Bots are stateless: the reconnected bot is sent the pending turn again.
     back = _bot(server, second_token)
     resent = back.wait_for(lambda m: m["type"] == "bot_turn")
     assert (resent["turn"], resent["state"]) == (held["turn"], held["state"])
     _answer(back, resent)
+    resumed = human.wait_for(lambda m: is_table(m) and (m["event"] or {}).get("kind") == "notice")
+    assert resumed["table"]["notice"] is None and resumed["table"]["turn_deadline"] is not None
     end = _run(human, back, table_id, lambda m: is_table(m) and m["table"]["status"] == "finished")
     assert end["table"]["result"]["reason"] == "finished" and end["table"]["notice"] is None
 
@@ -134,4 +146,34 @@ def test_only_bot_accounts_may_say_bot_hello(sqlite_url: str, start_server: Call
     bot.send({"type": "bot_hello", "levels": ["normal"], "capacity": 0})
     assert bot.error()["code"] == "bad_message"
     person.close()
+    bot.close()
+
+
+def test_a_bot_game_survives_kill_9(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """Kill -9 while the bot is to move; after the restart the bot's turn is sent to the reconnected bot."""
+    server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
+    token = guest_token(server.url)[0]
+    human, bot = Client(server.ws_url, token), _bot(server, BOT_TOKEN)
+    table_id = _open_bot_table(human, "tressette")
+    held = _run(human, bot, table_id, lambda m: m["type"] == "bot_turn" and m["turn"] >= 9)
+    server.kill()
+    human.close()
+    bot.close()
+
+    again = start_server(pg_url, port=server.port, TRESET_BOT_TOKEN=BOT_TOKEN)
+    human = Client(again.ws_url, token)
+    restored = human.wait_for(is_table)["table"]
+    assert restored["id"] == table_id and restored["notice"] is not None and restored["turn_deadline"] is None
+    bot = _bot(again, BOT_TOKEN)
+    resent = bot.wait_for(lambda m: m["type"] == "bot_turn")
+    assert (resent["table_id"], resent["turn"], resent["state"]) == (table_id, held["turn"], held["state"])
+    _answer(bot, resent)
+    end = _run(human, bot, table_id, lambda m: is_table(m) and m["table"]["status"] == "finished")
+    assert end["table"]["result"]["reason"] == "finished"
+    engine = create_engine(pg_url)
+    with Session(engine) as s:
+        numbers = list(s.scalars(select(Move.move_number).order_by(Move.move_number)))
+        assert numbers == list(range(40))
+    engine.dispose()
+    human.close()
     bot.close()
