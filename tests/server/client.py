@@ -33,9 +33,9 @@ class Client:
         self.received: list[Msg] = []
         self.token = token
 
-    def send(self, msg: Msg | str) -> None:
-        """Send a message (a dict as JSON, or raw text)."""
-        self.ws.send(msg if isinstance(msg, str) else json.dumps(msg))
+    def send(self, msg: Msg | str | bytes) -> None:
+        """Send a message (a dict as JSON, raw text, or bytes as a binary frame)."""
+        self.ws.send(msg if isinstance(msg, str | bytes) else json.dumps(msg))
 
     def recv(self, timeout: float = 10) -> Msg:
         """Return the next message."""
