@@ -413,8 +413,10 @@ class Hub:
             await self._broadcast(table, event)
             await self._broadcast(table, {"kind": "end"})
             await self._lobby_changed()
+            await self._dispatch_waiting()
             return
         await self._broadcast(table, event)
+        await self._dispatch_waiting()  # turns that waited for room go first
         await self._dispatch_bot(table)
 
     def _finish_row(self, session: Session, table: Table, points: tuple[int, int], winner: int, reason: str) -> None:
@@ -445,6 +447,7 @@ class Hub:
         self._close_deal(table, points, 1 - loser, reason)
         await self._broadcast(table, {"kind": "end", "reason": reason, "seat": loser})
         await self._lobby_changed()
+        await self._dispatch_waiting()
 
     async def _rematch(self, conn: Connection, msg: Rematch) -> None:
         table = self.tables.get(msg.table_id)
@@ -488,8 +491,14 @@ class Hub:
         conn.capacity = msg.capacity
         if conn not in self.bots:
             self.bots.append(conn)
+        await self._dispatch_waiting()
+
+    async def _dispatch_waiting(self) -> None:
+        """Give waiting bot turns to bots that have room again (in the order the turns were asked)."""
         for table_id, (_, bot) in list(self.bot_turns.items()):
             if bot is None and table_id in self.tables:
+                if not any(self.bot_load(b) < b.capacity for b in self.bots if not b.closed):
+                    return
                 await self._dispatch_bot(self.tables[table_id])
 
     def bot_load(self, bot: Connection) -> int:
@@ -505,15 +514,18 @@ class Hub:
         if s is None or not s.is_bot:
             return
         turn = table.move_number
+        self.bot_turns.pop(table.id, None)  # this table's own turn does not count against a bot's capacity
         candidates = [b for b in self.bots if s.level in b.levels and not b.closed]
-        bot = min(candidates, key=self.bot_load) if candidates else None
+        free = [b for b in candidates if self.bot_load(b) < b.capacity]
+        bot = min(free, key=self.bot_load) if free else None
         self.bot_turns[table.id] = (turn, bot)
         # No bot, no clock: a bot seat does not forfeit for want of a bot; the clock restarts with one.
         if bot is None:
             table.deadline = None
         elif table.deadline is None:
             table.deadline = time.time() + self.settings.move_timeout_s
-        notice = None if bot else "no bot is connected: the bot's turn waits for one"
+        notice = (None if bot else "every bot is busy: the bot's turn waits for one" if candidates
+                  else "no bot is connected: the bot's turn waits for one")
         if notice != table.notice:
             table.notice = notice
             await self._broadcast(table, {"kind": "notice"})

@@ -177,3 +177,25 @@ def test_a_bot_game_survives_kill_9(pg_url: str, start_server: Callable[..., Liv
     engine.dispose()
     human.close()
     bot.close()
+
+
+def test_a_bot_is_never_sent_more_turns_than_its_capacity(pg_url: str,
+                                                           start_server: Callable[..., LiveServer]) -> None:
+    """With capacity 1, a second table's bot turn waits (no clock) until the first is answered."""
+    server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
+    bot = _bot(server, BOT_TOKEN, capacity=1)
+    one, two = (Client(server.ws_url, guest_token(server.url)[0]) for _ in range(2))
+    first_table = _open_bot_table(one, "tressette")
+    held = _run(one, bot, first_table, lambda m: m["type"] == "bot_turn", answer=False, timeout=15)
+    assert httpx.get(f"{server.url}/healthz", timeout=5).json()["bot_capacity"] == 0
+    second_table = _open_bot_table(two, "kifameno")
+    busy = two.wait_for(lambda m: is_table(m) and m["table"]["notice"] is not None)
+    assert "busy" in busy["table"]["notice"] and busy["table"]["turn_deadline"] is None
+    assert all(m["type"] != "bot_turn" for m in bot.received if m is not held)
+    _answer(bot, held)
+    nxt = bot.wait_for(lambda m: m["type"] == "bot_turn")
+    assert nxt["table_id"] == second_table
+    resumed = two.wait_for(lambda m: is_table(m) and m["table"]["notice"] is None)
+    assert resumed["table"]["turn_deadline"] is not None
+    for c in (one, two, bot):
+        c.close()
