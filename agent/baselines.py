@@ -14,14 +14,14 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from agent.decide import decide, solve
+from agent.decide import SearchConfig, decide, solve
 from agent.determinize import make_root
 from agent.mcts import run_flat
-from agent.playout import GUIDED, guided_card, seed_kernels
+from agent.playout import GUIDED, RANDOM, guided_card, seed_kernels
 from tressette import AgentState
 
 Policy = Callable[[AgentState, random.Random], int]
@@ -74,18 +74,42 @@ class MctsPolicy:
     time_ms: int = 1000
     iterations: int | None = None
     jobs: int = 1
+    config: SearchConfig = SearchConfig()
 
     def __call__(self, state: AgentState, rng: random.Random) -> int:
         """Return the agent's card, seeded from ``rng``."""
         return decide(state, time_ms=self.time_ms, iterations=self.iterations,
-                      seed=rng.randrange(2**31), jobs=self.jobs).card
+                      seed=rng.randrange(2**31), jobs=self.jobs, config=self.config).card
+
+
+_CONFIG_KEYS = {"c": "c_explore", "d": "delta", "e": "eps"}
+
+
+def _mcts_policy(arg: str) -> MctsPolicy:
+    """Parse ``MS`` or ``iN``, then optional ``,cX`` ``,dX`` ``,eX`` ``,random`` ``,novoids`` settings."""
+    budget, *options = arg.split(",") if arg else [""]
+    changes: dict[str, object] = {}
+    for opt in options:
+        if opt == "random":
+            changes["policy"] = RANDOM
+        elif opt == "novoids":
+            changes["use_voids"] = False
+        elif opt[:1] in _CONFIG_KEYS:
+            changes[_CONFIG_KEYS[opt[0]]] = float(opt[1:])
+        else:
+            raise KeyError(f"unknown mcts option {opt!r}")
+    config = replace(SearchConfig(), **changes)  # type: ignore[arg-type]
+    if budget.startswith("i"):
+        return MctsPolicy(time_ms=10**7, iterations=int(budget[1:]), config=config)
+    return MctsPolicy(time_ms=int(budget) if budget else 1000, config=config)
 
 
 def get_policy(name: str) -> Policy:
     """Return a policy by name.
 
     ``random``, ``greedy``, ``flat`` (``flat:N`` for N iterations), and
-    ``mcts`` (``mcts:T`` for T ms per move, ``mcts:iN`` for N iterations).
+    ``mcts`` (``mcts:T`` for T ms per move, ``mcts:iN`` for N iterations, then
+    optional settings such as ``mcts:i20000,c0.5,d0.1,e0.2,random,novoids``).
     Raises KeyError for an unknown name.
     """
     base, _, arg = name.partition(":")
@@ -97,7 +121,5 @@ def get_policy(name: str) -> Policy:
         n = int(arg) if arg else FLAT_ITERATIONS
         return lambda state, rng: flat_policy(state, rng, n)
     if base == "mcts":
-        if arg.startswith("i"):
-            return MctsPolicy(time_ms=10**7, iterations=int(arg[1:]))
-        return MctsPolicy(time_ms=int(arg) if arg else 1000)
+        return _mcts_policy(arg)
     raise KeyError(f"unknown player {name!r} (random, greedy, flat[:N], mcts[:MS|:iN], cmd:COMMAND)")
