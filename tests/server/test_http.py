@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
+from websockets.sync.client import connect
 
 from server.models import User
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, free_port
 
 
 def test_accounts(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
@@ -35,3 +43,40 @@ def test_accounts(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
         assert ana.password_hash is not None and ana.password_hash.startswith("$argon2id$")
         assert "secret-pw" not in ana.password_hash
     engine.dispose()
+
+
+def test_default_database_and_account_commands(tmp_path: Path) -> None:
+    """``treset serve`` with no DATABASE_URL makes ./var/treset.sqlite3; server.bots makes admins and bots."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TRESET_DATABASE_URL")}
+
+    def bots(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "server.bots", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "treset.cli", "serve", "--port", str(port)], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(150):
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{url}/healthz", timeout=2).json()["db"] == "ok":
+                    break
+            time.sleep(0.2)
+        assert (tmp_path / "var" / "treset.sqlite3").exists()
+        made = bots("admin", "boss", "--password", "boss-password")
+        assert made.returncode == 0, made.stderr
+        me = httpx.get(f"{url}/api/me", headers={"Authorization": f"Bearer {made.stdout.strip()}"}).json()
+        assert me["username"] == "boss" and me["role"] == "admin"
+        again = bots("admin", "boss", "--password", "boss-password")
+        assert again.returncode == 2 and "exists" in again.stderr
+        short = bots("admin", "boss2", "--password", "x")
+        assert short.returncode == 2 and "6 characters" in short.stderr
+        assert bots("create", "boss").returncode == 2  # not a bot account
+        bot = bots("create", "robo")
+        assert bot.returncode == 0, bot.stderr
+        with connect(f"ws://127.0.0.1:{port}/ws?token={bot.stdout.strip()}") as ws:
+            assert json.loads(ws.recv(timeout=10))["user"] == {"id": 2, "username": "robo", "role": "bot"}
+    finally:
+        proc.terminate()
+        proc.wait(15)
