@@ -1,11 +1,17 @@
 """Shared fixtures: a real PostgreSQL database and live server processes.
 
-- ``pg_url``: a fresh PostgreSQL database for the session (SQLAlchemy URL), on the server at
+- ``pg_url``: a fresh, empty PostgreSQL database for one test (SQLAlchemy URL), on the server at
   ``TEST_DATABASE_URL``'s host or 127.0.0.1:5432 when one answers, else on a throwaway cluster
-  started from the local PostgreSQL binaries (``initdb`` runs as ``postgres`` when we are root).
+  started from the local PostgreSQL binaries (``initdb`` runs as ``postgres`` when we are root;
+  ``TEST_PG_THROWAWAY=1`` forces the throwaway cluster). Every database made is dropped at the end.
+- ``make_pg_db()`` (session fixture): the factory behind ``pg_url``, for tests needing several.
+- ``pg_admin`` (session fixture): the admin conninfo (libpq string) of that PostgreSQL.
 - ``sqlite_url``: a fresh SQLite file (the embedded default).
-- ``start_server(db_url, **env)``: start ``treset serve`` as a real subprocess on a free port,
-  migrated; returns a :class:`LiveServer` (``.url``, ``.ws_url``, ``.kill()``, ``.stop()``).
+- ``start_server(db_url, port=None, **env)``: start ``treset serve`` (``python -m server.cli``) as a
+  real subprocess on a free port, migrated, with extra environment (e.g.
+  ``TRESET_MOVE_TIMEOUT_S="1.5"``); returns a :class:`LiveServer` (``.url``, ``.ws_url``,
+  ``.kill()`` for SIGKILL, ``.stop()``, ``.log()``); every server is stopped after the test.
+- ``launch_server(db_url, tmp, port=None, **env)`` and ``free_port()``: the same, as plain functions.
 """
 
 from __future__ import annotations
@@ -74,6 +80,10 @@ def _throwaway_cluster() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def pg_admin() -> Iterator[str]:
     """Yield an admin conninfo for a reachable PostgreSQL (local, configured or throwaway)."""
+    if os.environ.get("TEST_PG_THROWAWAY") == "1":
+        with _throwaway_cluster() as info:
+            yield info
+        return
     configured = os.environ.get("TEST_DATABASE_URL")
     if configured:
         info = psycopg.conninfo.make_conninfo(configured.replace("postgresql+psycopg://", "postgresql://"))
