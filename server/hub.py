@@ -314,6 +314,8 @@ class Hub:
             table.status = "closed"
             self.tables.pop(table.id, None)
             self.bot_turns.pop(table.id, None)
+            for watcher in self.watchers.pop(table.id, set()):  # a closed table keeps no one watching
+                watcher.watching.discard(table.id)
         else:
             if table.status != "playing":
                 table.status = "waiting"

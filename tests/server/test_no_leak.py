@@ -6,6 +6,7 @@ import asyncio
 import json
 import random
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -66,7 +67,7 @@ async def _game(ws_url: str, tokens: tuple[str, str, str], variant: str, seed: i
 
 def test_many_games_never_leak_a_hidden_card(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
     """24 concurrent deals (both variants, random legal play, a spectator each): every view is exact."""
-    server = start_server(pg_url)
+    server = start_server(pg_url, TRESET_RECONNECT_GRACE_S="0.5")
     tokens = [tuple(guest_token(server.url)[0] for _ in range(3)) for _ in range(GAMES)]
 
     async def main() -> list[tuple[str, list[list[Msg]]]]:
@@ -99,4 +100,10 @@ def test_many_games_never_leak_a_hidden_card(pg_url: str, start_server: Callable
                 assert not CARD_NAME.search(others), others[:300]
     engine.dispose()
     assert checked >= GAMES * 3 * 20
-    assert httpx.get(f"{server.url}/healthz", timeout=5).json()["status"] == "ok"
+    # Everyone has left: after the grace period the server holds no table and no connection.
+    for _ in range(50):
+        health = httpx.get(f"{server.url}/healthz", timeout=5).json()
+        if health["tables"] == 0:
+            break
+        time.sleep(0.2)
+    assert (health["status"], health["tables"], health["connections"]) == ("ok", 0, 0)
