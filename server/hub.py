@@ -187,7 +187,12 @@ class Hub:
             CreateTable: self._create, JoinTable: self._join, WatchTable: self._watch, LeaveTable: self._leave,
             Play: self._play, Rematch: self._rematch, Chat: self._chat, Ping: self._ping, BotHello: self._bot_hello,
         }[type(msg)]
-        await handler(conn, msg)  # type: ignore[operator]
+        try:
+            await handler(conn, msg)  # type: ignore[operator]
+        except Exception:
+            # E.g. the database refused a commit: the move was not applied, so the game is unchanged.
+            log.exception("handling %s failed", kind)
+            await conn.send(error("internal", "the server could not handle this message; try again", kind))
 
     # ----- lobby and seats ---------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 
 import httpx
+import psycopg
 import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
@@ -109,3 +110,24 @@ def test_unauthenticated_requests_are_refused(pg_url: str, start_server: Callabl
             assert exc.response.status_code in (401, 403)
     assert httpx.get(f"{server.url}/api/me", timeout=5).status_code == 401
     assert httpx.get(f"{server.url}/api/me", headers={"Authorization": "Bearer nope"}, timeout=5).status_code == 401
+
+
+def test_a_move_the_database_refuses_is_not_played(game: tuple) -> None:
+    """If the commit fails, the mover gets ``internal``, nobody sees the card, and it can be sent again."""
+    server, mover, other, table_id, msg = game
+    card = msg["table"]["view"]["legal"][0]
+    admin = psycopg.connect(server.db_url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True)
+    admin.execute("ALTER TABLE moves RENAME TO moves_away")
+    try:
+        mover.send({"type": "play", "table_id": table_id, "card": card})
+        err = mover.error()
+        assert (err["code"], err["ref"]) == ("internal", "play")
+    finally:
+        admin.execute("ALTER TABLE moves_away RENAME TO moves")
+        admin.close()
+    with pytest.raises(TimeoutError):
+        other.wait_for(lambda m: is_table(m) and (m["event"] or {}).get("kind") == "play", timeout=1)
+    assert _moves(server) == 0
+    mover.send({"type": "play", "table_id": table_id, "card": card})
+    seen = other.wait_for(lambda m: is_table(m) and (m["event"] or {}).get("kind") == "play")
+    assert seen["event"]["card"] == card and _moves(server) == 1
