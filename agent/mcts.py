@@ -141,7 +141,7 @@ def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling:
             reward[n] += r0 if player[n] == 0 else 1.0 - r0
 
 
-def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.4, delta: float = 0.25,
+def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.7, delta: float = 0.25,
            policy: int = GUIDED, eps: float = 0.15) -> None:
     """Run ``iterations`` more iterations on ``tree`` from ``root``."""
     run_ismcts(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
