@@ -27,6 +27,9 @@ from tressette import AgentState
 Policy = Callable[[AgentState, random.Random], int]
 """Pick a legal card for a state; randomness only from the given generator."""
 
+Player = Policy
+"""The arena's name for a policy."""
+
 FLAT_ITERATIONS = 10_000
 FLAT_C = math.sqrt(2)
 FLAT_DELTA = 0.5  # delta = 1 in the thesis's units: win and points share weigh the same
@@ -123,3 +126,9 @@ def get_policy(name: str) -> Policy:
     if base == "mcts":
         return _mcts_policy(arg)
     raise KeyError(f"unknown player {name!r} (random, greedy, flat[:N], mcts[:MS|:iN], cmd:COMMAND)")
+
+
+def get_player(name: str) -> Player:
+    """Return a player by name (the same names as :func:`get_policy`)."""
+    return get_policy(name)
+
