@@ -150,6 +150,7 @@ class BotService:
             return
         if kind == "bot_turn":
             key = (str(msg.get("table_id")), int(msg.get("turn", -1)))
+            log.debug("turn %s at %s", key[1], key[0])
             if key not in self._in_flight:  # the server may re-send a pending turn
                 task = asyncio.create_task(self._answer(ws, msg))
                 self._in_flight[key] = task
@@ -173,6 +174,10 @@ class BotService:
         except (InvalidStateError, KeyError) as exc:
             log.error("cannot answer turn %s at %s: %s", turn.get("turn"), turn.get("table_id"), exc)
             return
+        except Exception:  # a bug must show in the log, not silently stall the table
+            log.exception("failed to decide turn %s at %s", turn.get("turn"), turn.get("table_id"))
+            return
+        log.debug("answer %s at %s: %s", turn.get("turn"), turn.get("table_id"), card)
         with contextlib.suppress(ConnectionClosed):
             await ws.send(json.dumps(
                 {"type": "play", "table_id": turn["table_id"], "card": card, "turn": turn["turn"]}
@@ -188,8 +193,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--capacity", type=int, default=4, help="games this process thinks about at once")
     parser.add_argument("--levels", default=",".join(LEVELS), help="comma-separated levels to play")
     parser.add_argument("--no-warmup", action="store_true", help="skip compiling the search kernels first")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     levels = [lv for lv in args.levels.split(",") if lv]
     unknown = [lv for lv in levels if lv not in LEVELS]
     if unknown or not levels or args.capacity < 1:

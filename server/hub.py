@@ -359,6 +359,7 @@ class Hub:
         if conn.is_bot:
             pending = self.bot_turns.get(table.id)
             if pending is None or (msg.turn is not None and msg.turn != pending[0]):
+                log.info("dropped a stale bot answer for %s (turn %s, pending %s)", table.id, msg.turn, pending)
                 return  # a stale answer: the turn moved on (or went to another bot)
             to_move = table.deal.to_move if table.deal is not None else 0
             seat_of_bot = table.seats[to_move]

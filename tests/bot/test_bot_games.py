@@ -30,7 +30,7 @@ def start_agent(tmp_path: Path) -> Iterator[Callable[[LiveServer], subprocess.Po
     def start(server: LiveServer) -> subprocess.Popen[bytes]:
         with open(tmp_path / f"agent-{len(procs)}.log", "wb") as log:
             proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url, "--token",
-                                     BOT_TOKEN, "--capacity", "2"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                     BOT_TOKEN, "--capacity", "2", "--log-level", "DEBUG"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
         procs.append(proc)
         deadline = time.time() + 90
@@ -105,16 +105,20 @@ def test_a_killed_agent_is_replaced(pg_url: str, start_server: Callable[..., Liv
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
     first = start_agent(server)
     human, table_id = _human_vs_bot(server, "tressette")
-    # Play a few cards, then kill the agent while it is the human's turn.
-    plays = 0
-    while plays < 5:
+    # Kill the agent while it is the human's turn, then play on until the bot is to move.
+    while True:
         m = human.recv(timeout=30)
         if my_turn(m) and m["event"] is not None:
             first.kill()
             first.wait(10)
             human.send({"type": "play", "table_id": table_id, "card": m["table"]["view"]["legal"][0]})
-            plays = 5
-    notice = human.wait_for(lambda m: is_table(m) and bool(m["table"]["notice"]), timeout=30)
+            break
+    while True:
+        notice = human.recv(timeout=30)
+        if is_table(notice) and notice["table"]["notice"]:
+            break
+        if my_turn(notice) and notice["event"] is not None:  # the human won the trick: lead again
+            human.send({"type": "play", "table_id": table_id, "card": notice["table"]["view"]["legal"][0]})
     assert "no bot" in notice["table"]["notice"]
     start_agent(server)
     final = _finish(human, table_id)

@@ -18,7 +18,7 @@ from tests.conftest import ROOT, LiveServer
 
 
 def _admin_token(db_url: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "create-user", "root", "--role", "admin",
+    out = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "create-admin", "root",
                           "--password", "admin-pw-1"], cwd=ROOT, env={**os.environ, "DATABASE_URL": db_url},
                          capture_output=True, text=True, check=True)
     return out.stdout.strip()
