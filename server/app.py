@@ -23,6 +23,7 @@ from server.deps import DB, CurrentUser
 from server.hub import MAX_OVERSIZE, Connection, Hub
 from server.models import User
 from server.routes_admin import router as admin_router
+from server.routes_stats import router as stats_router
 from server.settings import Settings, get_settings
 
 log = logging.getLogger("treset.app")
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="treset", lifespan=lifespan)
     app.include_router(admin_router)
+    app.include_router(stats_router)
     app.state.hub = hub
     app.state.sessions = sessions
     app.state.settings = settings

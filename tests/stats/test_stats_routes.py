@@ -1,0 +1,77 @@
+"""Leaderboard, profiles and replays over HTTP against the real server and PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+
+import httpx
+
+from tests.conftest import ROOT, LiveServer
+from tests.server.client import Client, is_table, play_until_over
+from tressette import Deal, Variant, parse_card
+
+
+def _register(url: str, name: str) -> str:
+    r = httpx.post(f"{url}/api/auth/register", json={"username": name, "password": "secret-pw"})
+    r.raise_for_status()
+    return str(r.json()["token"])
+
+
+def test_leaderboard_profile_and_replay(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """Two finished deals make the totals, the leaderboard order, the profile and exact replays."""
+    server = start_server(pg_url)
+    ta, tb, tc = (_register(server.url, n) for n in ("alba", "boris", "cene"))
+    a, b = Client(server.ws_url, ta), Client(server.ws_url, tb)
+    a.send({"type": "create_table", "variant": "kifameno"})
+    table_id = a.wait_for(is_table)["table"]["id"]
+    b.send({"type": "join_table", "table_id": table_id})
+    winners = []
+    for n in range(2):
+        final = play_until_over(a, b, table_id, choose=lambda t: t["view"]["legal"][0])
+        winners.append(final["table"]["players"][final["table"]["result"]["winner"]]["username"])
+        if n == 0:
+            a.send({"type": "rematch", "table_id": table_id})
+            b.send({"type": "rematch", "table_id": table_id})
+    # A third deal left unfinished is never exposed.
+    a.send({"type": "rematch", "table_id": table_id})
+    b.send({"type": "rematch", "table_id": table_id})
+    a.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
+
+    board = httpx.get(f"{server.url}/api/leaderboard", params={"variant": "kifameno", "min_games": 2}).json()
+    names = [p["username"] for p in board["players"]]
+    assert sorted(names) == ["alba", "boris"]
+    shares = [p["win_share"] for p in board["players"]]
+    assert shares == sorted(shares, reverse=True)
+    assert sum(p["wins"] for p in board["players"]) == 2 and all(p["games"] == 2 for p in board["players"])
+    assert {p["username"]: p["wins"] for p in board["players"]} == {n: winners.count(n) for n in ("alba", "boris")}
+    assert httpx.get(f"{server.url}/api/leaderboard", params={"variant": "kifameno", "min_games": 3}).json()["players"] == []
+
+    prof = httpx.get(f"{server.url}/api/players/alba").json()
+    assert prof["totals"]["kifameno"]["games"] == 2 and len(prof["recent_games"]) == 2
+    assert httpx.get(f"{server.url}/api/players/nobody").status_code == 404
+    game_id = prof["recent_games"][0]["id"]
+
+    auth = {"Authorization": f"Bearer {ta}"}
+    replay = httpx.get(f"{server.url}/api/games/{game_id}/replay", headers=auth).json()
+    deal = Deal.from_deck([parse_card(c) for c in replay["deck"]], Variant.KIFAMENO, replay["first_leader"])
+    assert len(replay["moves"]) == 40
+    for m in replay["moves"]:
+        assert parse_card(m["card"]) in deal.legal_moves()
+        assert {parse_card(c) for c in m["hand"]} == set(deal.hands[m["seat"]])
+        deal.play(parse_card(m["card"]), m["seat"])
+    assert list(deal.final_points()) == replay["points"] and sum(replay["points"]) == 35
+    text = httpx.get(f"{server.url}/api/games/{game_id}/record.txt", headers=auth).text
+    assert text.count("\n") == 23 and f"treset game {game_id}" in text and "result:" in text
+
+    assert httpx.get(f"{server.url}/api/games/{game_id}/replay").status_code == 401
+    assert httpx.get(f"{server.url}/api/games/{game_id}/replay",
+                     headers={"Authorization": f"Bearer {tc}"}).status_code == 403
+    unfinished = max(g["id"] for g in prof["recent_games"]) + 1
+    assert httpx.get(f"{server.url}/api/games/{unfinished}/replay", headers=auth).status_code == 404
+    admin = subprocess.run([sys.executable, "-m", "server.bots", "admin", "root", "--password", "admin-pw"], cwd=ROOT,
+                           env={**os.environ, "DATABASE_URL": pg_url}, capture_output=True, text=True, check=True)
+    as_admin = {"Authorization": f"Bearer {admin.stdout.strip()}"}
+    assert httpx.get(f"{server.url}/api/games/{game_id}/replay", headers=as_admin).json()["id"] == game_id
