@@ -75,7 +75,7 @@ def solve(state: AgentState) -> tuple[int, int, dict[int, int]]:
     """Solve a position with every card's place known.
 
     Returns (best card, the agent's final points under best play, each legal
-    card's final points).
+    card's final points: exact for the best card, a bound for the others).
     """
     root = make_root(state)
     values = np.zeros(40, dtype=np.int64)
@@ -114,7 +114,11 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     legal = state.legal_moves()
     if state.all_known:
         best, value, per_card = solve(state)
-        return Decision(best, "solver", 0, value, {card_name(c): {"value": v} for c, v in per_card.items()},
+        # Only the best card is searched with a full window: the others get a bound that shows
+        # they are no better (at most its points in Tressette, at least in Kifameno).
+        other = "at_least" if state.cfm else "at_most"
+        bounds = {card_name(c): {"value" if c == best else other: v} for c, v in per_card.items()}
+        return Decision(best, "solver", 0, value, bounds,
                         (time.perf_counter() - start) * 1000)
     if len(legal) == 1:
         return Decision(legal[0], "mcts", 0, None, {card_name(legal[0]): {"visits": 0, "mean": None}},

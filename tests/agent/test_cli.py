@@ -26,6 +26,8 @@ def test_decide_json_reports_method_and_statistics() -> None:
     """--json gives the card, the method, iterations and per-card data; seeded MCTS repeats itself."""
     solved = json.loads(_agent("decide", "--json", json.dumps(THESIS)).stdout)
     assert solved["card"] == "B 7" and solved["method"] == "solver" and solved["value"] == 27
+    assert solved["stats"]["B 7"] == {"value": 27}
+    assert all(set(v) == {"at_most"} and v["at_most"] <= 27 for k, v in solved["stats"].items() if k != "B 7")
     early = {
         "hand": ["D 3", "D 2", "D AS", "D KRALJ", "D KAVAL", "D FANT", "D 7", "D 6", "D 5", "D 4"],
         "hiscards": [],
