@@ -79,6 +79,28 @@ def mcts_iterations_per_s(positions: int, time_ms: int) -> float:
     return its / secs
 
 
+def decision_overrun(positions: int, time_ms: int = 100) -> dict[str, float]:
+    """Time whole ``decide`` calls at ``time_ms`` over positions from every stage of a deal.
+
+    Returns the median and maximum wall time and how far the slowest went past the limit.
+    """
+    walls = []
+    for i in range(positions):
+        rng = random.Random(500 + i)
+        deal = Deal.new(Variant(("tressette", "kifameno")[i % 2]), i % 2, rng)
+        for _ in range(rng.randrange(36)):
+            deal.play(rng.choice(deal.legal_moves()))
+        t0 = time.perf_counter()
+        decide(state_from_view(view_of(deal, deal.to_move)), time_ms=time_ms, seed=i)
+        walls.append((time.perf_counter() - t0) * 1000)
+    return {
+        "decide_limit_ms": time_ms,
+        "decide_ms_median": statistics.median(walls),
+        "decide_ms_max": max(walls),
+        "decide_overrun_ms_max": max(walls) - time_ms,
+    }
+
+
 def endgames(count: int, seed: int = 7) -> list[Any]:
     """Return ``count`` fixed random 10-vs-10 endgames (stock just emptied, seat to move's state)."""
     rng = random.Random(seed)
@@ -131,6 +153,7 @@ def run(seconds: float = 2.0, positions: int = 6, time_ms: int = 1000, endgame_c
         "mcts_iterations_per_s": mcts_iterations_per_s(positions, time_ms),
     }
     out.update(solver_times(endgame_count))
+    out.update(decision_overrun(positions * 5))
     return out
 
 
@@ -154,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"solver over {r['solver_endgames']} 10-vs-10 endgames: median {r['solver_ms_median']:.2f} ms, "
           f"p95 {r['solver_ms_p95']:.2f} ms, max {r['solver_ms_max']:.2f} ms, "
           f"median nodes {r['solver_nodes_median']:,.0f}")
+    print(f"decide at {r['decide_limit_ms']} ms: median {r['decide_ms_median']:.1f} ms, max {r['decide_ms_max']:.1f} ms "
+          f"(limit exceeded by at most {r['decide_overrun_ms_max']:.1f} ms)")
     return 0
 
 

@@ -1,27 +1,11 @@
-"""Time limits are kept, and the baselines and warm-up entry points work."""
+"""The baselines and the player names work (time limits are measured by ``treset-agent bench``)."""
 
 from __future__ import annotations
 
 import random
-import time
 
-import agent
 from agent.baselines import get_player, get_policy
-from agent.decide import decide
-from tests.agent.conftest import position
 from tressette import Deal, Variant, state_from_view, view_of
-
-
-def test_decisions_keep_the_time_limit() -> None:
-    """After warm-up, a decision at 100 ms never takes more than 150 ms of wall time."""
-    agent.warmup()
-    for seed, tricks in [(1, 0), (2, 3), (3, 8), (4, 12), (5, 16)]:
-        _, state = position(seed, Variant.TRESSETTE, tricks, follow=seed % 2 == 0)
-        start = time.perf_counter()
-        d = decide(state, time_ms=100, seed=seed)
-        wall = (time.perf_counter() - start) * 1000
-        assert wall <= 150, (seed, tricks, wall)
-        assert d.card in state.legal_moves() and d.elapsed_ms <= wall + 1
 
 
 def test_baselines_play_whole_legal_deals() -> None:
