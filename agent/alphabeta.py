@@ -45,6 +45,18 @@ def _slot(h0: int, key1: int) -> int:
 
 
 @njit(cache=True, nogil=NOGIL)
+def _after(card: int, leader: int, lead: int, left: int) -> tuple[int, int, int]:
+    """Return (leader, lead card or -1, seat 0's points) once ``card`` is played; ``left``: cards still in hands."""
+    if lead < 0:
+        return leader, card, 0
+    winner = 1 - leader if beats(card, lead) else leader
+    pts = POINTS_ARR[lead] + POINTS_ARR[card]
+    if left == 0:
+        pts += LAST_BONUS
+    return winner, -1, pts if winner == 0 else 0
+
+
+@njit(cache=True, nogil=NOGIL)
 def _ordered_moves(h0: int, h1: int, leader: int, lead: int, cfm: bool, out: np.ndarray) -> int:
     """Fill ``out`` with one card per class of equivalent legal cards, best-first; return the count."""
     mover = leader if lead < 0 else 1 - leader
@@ -151,16 +163,7 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
         bit = np.int64(1) << c
         n0 = h0 & ~bit if mover == 0 else h0
         n1 = h1 & ~bit if mover == 1 else h1
-        next_leader = leader
-        next_lead = c
-        gain = 0
-        if lead >= 0:
-            next_leader = 1 - leader if beats(c, lead) else leader
-            next_lead = -1
-            pts = POINTS_ARR[lead] + POINTS_ARR[c]
-            if n0 == 0 and n1 == 0:
-                pts += LAST_BONUS
-            gain = pts if next_leader == 0 else 0
+        next_leader, next_lead, gain = _after(c, leader, lead, n0 | n1)
         # Principal variation search: the first card gets the full window, the others a null
         # window that only asks "is it better?", re-searched when it is.
         if i == 0:
@@ -233,16 +236,7 @@ def solve_root(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarr
         n0 = h0 & ~bit
         # Only a better card matters unless every value is wanted: a null window asks "is it
         # better?", and only a card that is gets searched again for its exact value.
-        next_leader = leader
-        next_lead = c
-        gain = 0
-        if lead >= 0:
-            next_leader = 1 - leader if beats(c, lead) else leader
-            next_lead = -1
-            pts = POINTS_ARR[lead] + POINTS_ARR[c]
-            if n0 == 0 and h1 == 0:
-                pts += LAST_BONUS
-            gain = pts if next_leader == 0 else 0
+        next_leader, next_lead, gain = _after(c, leader, lead, n0 | h1)
         if exact_all or best_card < 0:
             v = gain + _search(n0, h1, next_leader, next_lead, -INF - gain, INF - gain, cfm, tt, nodes)
         else:
