@@ -167,7 +167,7 @@ function summaryView(table) {
   const why = r.reason === "timeout" ? t("reasonTimeout") : r.reason === "left" ? t("reasonLeft") : "";
   return h("section", { class: "summary", id: "summary" },
     h("h2", {}, table.you === null ? `${seatName(table, r.winner)} ✓` : won ? t("youWin") : t("youLose")),
-    h("p", {}, `${r.points[me]} : ${r.points[1 - me]}` + (why ? ` · ${seatName(table, r.reason === "finished" ? 1 - r.winner : 1 - r.winner)} ${why}` : "")),
+    h("p", {}, `${r.points[me]} : ${r.points[1 - me]}` + (why ? ` · ${seatName(table, 1 - r.winner)} ${why}` : "")),
     h("div", { class: "piles" },
       h("div", {}, h("strong", {}, t("yourPile")), h("div", { class: "hand" }, r.piles[me].map((c) => cardEl(c, { small: true })))),
       h("div", {}, h("strong", {}, t("theirPile")), h("div", { class: "hand" }, r.piles[1 - me].map((c) => cardEl(c, { small: true }))))),
