@@ -21,7 +21,7 @@ from agent.determinize import make_root
 from agent.mcts import Tree, search
 from agent.playout import GUIDED, seed_kernels
 from agent.world import W_H0, W_H1, W_LEAD, W_LEADER
-from tressette import AgentState, card_name
+from tressette import AgentState, card_name, mask_of
 
 CHUNK = 512
 TREE_CAPACITY = 1_500_000
@@ -82,7 +82,7 @@ def solve(state: AgentState) -> tuple[int, int, dict[int, int]]:
     nodes = np.zeros(1, dtype=np.int64)
     # Each thread gets its own table: the table is not safe to share between threads.
     tt = _table() if _is_main_thread() else new_table()
-    best = solve_root(root.w[W_H0], root.w[W_H1] | _hidden_mask(root.hidden), root.w[W_LEADER],
+    best = solve_root(root.w[W_H0], root.w[W_H1] | mask_of(int(c) for c in root.hidden), root.w[W_LEADER],
                       root.w[W_LEAD], state.cfm, tt, values, nodes)
     per_card = {c: state.points + int(values[c]) for c in state.legal_moves()}
     return int(best), per_card[int(best)], per_card
@@ -92,13 +92,6 @@ def _is_main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
-
-
-def _hidden_mask(hidden: np.ndarray) -> int:
-    m = 0
-    for c in hidden:
-        m |= 1 << int(c)
-    return m
 
 
 def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = None,

@@ -96,6 +96,16 @@ def trick_winner_offset(lead: Card, follow: Card) -> int:
     return 1 if beats(follow, lead) else 0
 
 
+def legal_cards(hand: Iterable[Card], led: Card | None) -> list[Card]:
+    """Return the cards of ``hand`` playable on ``led`` (None when leading), sorted: follow suit if able."""
+    cards = list(hand)
+    if led is not None:
+        follow = [c for c in cards if c // N_RANKS == led // N_RANKS]
+        if follow:
+            return sorted(follow)
+    return sorted(cards)
+
+
 def points_of(cards: Iterable[Card]) -> int:
     """Return the points (in thirds) of ``cards``."""
     return sum(POINTS[c] for c in cards)

@@ -27,7 +27,7 @@ from tressette.cards import (
     POINTS,
     Card,
     card_name,
-    suit_of,
+    legal_cards,
     trick_winner_offset,
 )
 from tressette.errors import IllegalMoveError
@@ -135,13 +135,7 @@ class Deal:
         seat = self.to_move if seat is None else seat
         if self.is_over or seat != self.to_move:
             return []
-        hand = self.hands[seat]
-        if self.table:
-            led = suit_of(self.table[0])
-            follow = [c for c in hand if suit_of(c) == led]
-            if follow:
-                return sorted(follow)
-        return sorted(hand)
+        return legal_cards(self.hands[seat], self.table[0] if self.table else None)
 
     def check_move(self, card: Card, seat: int | None = None) -> None:
         """Raise :class:`IllegalMoveError` unless ``seat`` may play ``card`` now."""

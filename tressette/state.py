@@ -29,6 +29,7 @@ from tressette.cards import (
     Card,
     CardError,
     card_name,
+    legal_cards,
     parse_card,
     points_of,
     sort_cards,
@@ -115,12 +116,7 @@ class AgentState:
 
     def legal_moves(self) -> list[Card]:
         """Return the cards the agent may play."""
-        if self.inplay:
-            led = self.inplay[0] // 10
-            follow = [c for c in self.hand if c // 10 == led]
-            if follow:
-                return sort_cards(follow)
-        return sort_cards(self.hand)
+        return legal_cards(self.hand, self.inplay[0] if self.inplay else None)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the state as JSON-ready data (the optional fields only when set)."""

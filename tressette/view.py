@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tressette.cards import Card, card_name, sort_cards
+from tressette.cards import Card, card_name, legal_cards, sort_cards
 from tressette.deal import Deal, Trick
 from tressette.variant import Variant
 
@@ -62,12 +62,7 @@ class PlayerView:
         """Return the cards the viewer may play now (empty if it is not the viewer's turn)."""
         if self.seat is None or self.to_move != self.seat:
             return []
-        if self.table:
-            led = self.table[0] // 10
-            follow = [c for c in self.hand if c // 10 == led]
-            if follow:
-                return sort_cards(follow)
-        return sort_cards(self.hand)
+        return legal_cards(self.hand, self.table[0] if self.table else None)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the view as JSON-ready data with cards written by name."""
