@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from server import repos
 from server.models import Game, Move, User
+from server.movelog import move_fields
 from server.protocol import (
     CLIENT_MESSAGE,
     CLIENT_TYPES,
@@ -390,12 +391,8 @@ class Hub:
     def _move_row(self, table: Table, seat: int, card: int) -> Move:
         deal = table.deal
         assert deal is not None and table.game_id is not None and table.seats[seat] is not None
-        view = view_of(deal, seat)
-        return Move(game_id=table.game_id, user_id=table.seats[seat].user_id, seat=seat,  # type: ignore[union-attr]
-                    move_number=table.move_number, trick_number=deal.trick_number, variant=table.variant.value,
-                    n_players=2, hand=list(view.hand), opponent_known=list(view.opponent_known),
-                    table_cards=list(deal.table), won_self=list(deal.won[seat]), won_opponent=list(deal.won[1 - seat]),
-                    card=card, first_card=deal.table[0] if deal.table else None, score=deal.points[seat])
+        return Move(game_id=table.game_id, user_id=table.seats[seat].user_id,  # type: ignore[union-attr]
+                    move_number=table.move_number, variant=table.variant.value, **move_fields(deal, seat, card))
 
     async def _apply(self, table: Table, seat: int, card: int) -> None:
         deal = table.deal

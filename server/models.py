@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, UniqueConstraint, func
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, UniqueConstraint, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -38,20 +38,28 @@ class AuthToken(Base):
 
 
 class UserTotals(Base):
-    """A user's running totals in one variant."""
+    """A user's running totals and Glicko-2 rating in one variant."""
 
     __tablename__ = "user_totals"
+    __table_args__ = (
+        Index("ix_user_totals_variant_rating", "variant", "rating"),
+        Index("ix_user_totals_variant_games", "variant", "games"),
+    )
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     variant: Mapped[str] = mapped_column(String(16), primary_key=True)
     games: Mapped[int] = mapped_column(Integer, default=0)
     wins: Mapped[int] = mapped_column(Integer, default=0)
     points: Mapped[int] = mapped_column(Integer, default=0)
+    rating: Mapped[float] = mapped_column(Float, default=1500.0, server_default="1500")
+    rating_rd: Mapped[float] = mapped_column(Float, default=350.0, server_default="350")
+    rating_volatility: Mapped[float] = mapped_column(Float, default=0.06, server_default="0.06")
 
 
 class Game(Base):
     """One deal at a table: who played, the deck order, and how it ended."""
 
     __tablename__ = "games"
+    __table_args__ = (Index("ix_games_variant_ended", "variant", "ended_at"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     table_id: Mapped[str] = mapped_column(String(16), index=True)
     deal_number: Mapped[int] = mapped_column(Integer, default=1)
@@ -78,6 +86,7 @@ class Move(Base):
     __table_args__ = (
         UniqueConstraint("game_id", "move_number", name="uq_moves_game_move"),
         Index("ix_moves_user_variant", "user_id", "variant"),
+        Index("ix_moves_created_at", "created_at"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
@@ -96,3 +105,15 @@ class Move(Base):
     first_card: Mapped[int | None] = mapped_column(Integer)
     score: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class CardRow(Base):
+    """The 40 cards by code, for SQL readers (filled by a migration from ``tressette.cards``)."""
+
+    __tablename__ = "cards"
+    code: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(16))
+    suit: Mapped[str] = mapped_column(String(1))
+    rank: Mapped[str] = mapped_column(String(8))
+    points: Mapped[int] = mapped_column(Integer)
+    strength: Mapped[int] = mapped_column(Integer)

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from server.models import AuthToken, Game, Move, User, UserTotals
+from server.ratings import Rating, after_game
 
 _hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
 
@@ -80,7 +81,7 @@ def add_move(*, session: Session, move: Move) -> None:
 
 def finish_game(*, session: Session, game_id: int, points: tuple[int, int], winner: int, reason: str,
                 variant: str, players: tuple[int, int]) -> None:
-    """Record a game's end and add it to both players' totals."""
+    """Record a game's end, add it to both players' totals and update both ratings (Glicko-2)."""
     game = session.get(Game, game_id)
     if game is None or game.status != "playing":
         return
@@ -89,14 +90,30 @@ def finish_game(*, session: Session, game_id: int, points: tuple[int, int], winn
     game.points0, game.points1 = points
     game.winner_seat = winner
     game.end_reason = reason
-    for seat, user_id in enumerate(players):
-        totals = session.get(UserTotals, (user_id, variant))
-        if totals is None:
-            totals = UserTotals(user_id=user_id, variant=variant, games=0, wins=0, points=0)
-            session.add(totals)
+    rows = [totals_row(session=session, user_id=user_id, variant=variant) for user_id in players]
+    add_result(rows[0], rows[1], points=points, winner=winner)
+
+
+def add_result(a: UserTotals, b: UserTotals, *, points: tuple[int, int], winner: int) -> None:
+    """Add one game between ``a`` (seat 0) and ``b`` (seat 1) to their totals and Glicko-2 ratings."""
+    ra, rb = after_game(Rating(a.rating, a.rating_rd, a.rating_volatility),
+                        Rating(b.rating, b.rating_rd, b.rating_volatility), winner)
+    for seat, (totals, rating) in enumerate(((a, ra), (b, rb))):
         totals.games += 1
         totals.wins += int(winner == seat)
         totals.points += points[seat]
+        totals.rating, totals.rating_rd, totals.rating_volatility = rating.rating, rating.rd, rating.volatility
+
+
+def totals_row(*, session: Session, user_id: int, variant: str) -> UserTotals:
+    """Return a user's totals in ``variant``, adding a fresh row (unrated, no games) if missing."""
+    totals = session.get(UserTotals, (user_id, variant))
+    if totals is None:
+        fresh = Rating()
+        totals = UserTotals(user_id=user_id, variant=variant, games=0, wins=0, points=0, rating=fresh.rating,
+                            rating_rd=fresh.rd, rating_volatility=fresh.volatility)
+        session.add(totals)
+    return totals
 
 
 def unfinished_games(*, session: Session) -> list[Game]:

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from datetime import date
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from server.deps import CurrentUser
+from server.admin_queries import (
+    ExportFilters,
+    ExportFormat,
+    GameFilters,
+    aggregates,
+    encode,
+    export_rows,
+    search_games,
+)
+from server.deps import DB, CurrentUser
 from server.models import User
 from tressette import Variant
+
+VariantName = Literal["tressette", "kifameno"]
 
 
 def require_admin(user: CurrentUser) -> User:
@@ -44,3 +58,45 @@ async def bot_series(body: BotSeries, request: Request, _: Admin) -> dict[str, A
     except LookupError as exc:
         raise HTTPException(409, str(exc)) from None
     return {"table_id": table.id, "games": body.games}
+
+
+@router.get("/games")
+def games(session: DB, _: Admin, player: str | None = None, variant: VariantName | None = None,
+          date_from: date | None = None, date_to: date | None = None, result: Literal["won", "lost"] | None = None,
+          bot_level: str | None = None, status: Literal["finished", "playing", "any"] = "finished",
+          limit: Annotated[int, Query(ge=1, le=500)] = 50, offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
+    """Search games by player (and that player's result), variant, start date, bot level and status."""
+    try:
+        return search_games(session, GameFilters(player=player, variant=variant, date_from=date_from, date_to=date_to,
+                                                 result=result, bot_level=bot_level, status=status),
+                            limit=limit, offset=offset)
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+
+
+@router.get("/moves/export")
+def export_moves(request: Request, _: Admin, format: ExportFormat = "csv", variant: VariantName | None = None,
+                 date_from: date | None = None, date_to: date | None = None, player: str | None = None,
+                 min_games: Annotated[int | None, Query(ge=0)] = None,
+                 min_win_share: Annotated[float | None, Query(ge=0, le=1)] = None,
+                 min_rating: float | None = None) -> StreamingResponse:
+    """Stream the moves of finished games matching the filters as CSV or NDJSON (cards by name)."""
+    filters = ExportFilters(variant=variant, date_from=date_from, date_to=date_to, player=player,
+                            min_games=min_games, min_win_share=min_win_share, min_rating=min_rating)
+    sessions = request.app.state.sessions
+
+    def body() -> Iterator[str]:
+        # Its own session: the request's session closes before a streamed body is sent.
+        with sessions() as session:
+            yield from encode(export_rows(session, filters), format)
+
+    media = "text/csv" if format == "csv" else "application/x-ndjson"
+    name = f"moves.{'csv' if format == 'csv' else 'ndjson'}"
+    return StreamingResponse(body(), media_type=f"{media}; charset=utf-8",
+                             headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@router.get("/stats")
+def stats(session: DB, _: Admin, days: Annotated[int, Query(ge=1, le=3650)] = 30) -> dict[str, Any]:
+    """Return games per day, average points by variant and bot win rates per level."""
+    return aggregates(session, days=days)

@@ -13,6 +13,7 @@ from sqlalchemy import or_, select
 
 from server.deps import DB, CurrentUser
 from server.models import Game, Move, User, UserTotals
+from server.rankings import RankOrder, ranking
 from tressette import Deal, Variant, card_name, trick_to_dict
 
 router = APIRouter(prefix="/api", tags=["stats"])
@@ -20,19 +21,11 @@ VariantName = Literal["tressette", "kifameno"]
 
 
 @router.get("/leaderboard")
-def leaderboard(session: DB, variant: VariantName = "tressette",
-                min_games: Annotated[int, Query(ge=0)] = 1, limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
-    """Rank players of ``variant`` by win share, then wins, among those with ``min_games`` or more."""
-    rows = session.execute(
-        select(User.username, User.role, UserTotals.games, UserTotals.wins, UserTotals.points)
-        .join(UserTotals, UserTotals.user_id == User.id)
-        .where(UserTotals.variant == variant, UserTotals.games >= max(1, min_games))
-    ).all()
-    ranked = sorted(rows, key=lambda r: (-r.wins / r.games, -r.wins, r.username))[:limit]
-    return {"variant": variant, "players": [
-        {"rank": i + 1, "username": r.username, "is_bot": r.role == "bot", "games": r.games, "wins": r.wins,
-         "win_share": round(r.wins / r.games, 4), "points": r.points}
-        for i, r in enumerate(ranked)]}
+def leaderboard(session: DB, variant: VariantName = "tressette", min_games: Annotated[int, Query(ge=0)] = 1,
+                order: RankOrder = "rating", limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
+    """Rank the players of ``variant`` with ``min_games`` or more by rating (default), win share or games."""
+    return {"variant": variant, "order": order,
+            "players": ranking(session, variant=variant, min_games=min_games, order=order, limit=limit)}
 
 
 @router.get("/players/{username}")
@@ -42,7 +35,8 @@ def profile(username: str, session: DB) -> dict[str, Any]:
     if user is None:
         raise HTTPException(404, f"no player {username!r}")
     totals = {t.variant: {"games": t.games, "wins": t.wins, "points": t.points,
-                          "win_share": round(t.wins / t.games, 4) if t.games else 0.0}
+                          "win_share": round(t.wins / t.games, 4) if t.games else 0.0,
+                          "rating": round(t.rating, 1), "rd": round(t.rating_rd, 1)}
               for t in session.scalars(select(UserTotals).where(UserTotals.user_id == user.id))}
     games = session.scalars(select(Game).where(or_(Game.player0_id == user.id, Game.player1_id == user.id),
                                                Game.status == "finished").order_by(Game.id.desc()).limit(20))

@@ -7,6 +7,7 @@ standard library.
 
 from tressette.cards import (
     ALL_CARDS,
+    CARD_NAMES,
     LAST_TRICK_BONUS,
     N_CARDS,
     POINTS,
@@ -35,6 +36,7 @@ from tressette.view import PlayerView, trick_to_dict, view_of
 
 __all__ = [
     "ALL_CARDS",
+    "CARD_NAMES",
     "HIM",
     "LAST_TRICK_BONUS",
     "ME",

@@ -45,6 +45,9 @@ POINTS: tuple[int, ...] = tuple(RANK_POINTS[c % N_RANKS] for c in ALL_CARDS)
 STRENGTH: tuple[int, ...] = tuple(N_RANKS - 1 - c % N_RANKS for c in ALL_CARDS)
 """Taking power of each card inside its suit: 9 for a 3 down to 0 for a 4."""
 
+CARD_NAMES: tuple[str, ...] = tuple(f"{SUITS[c // N_RANKS]} {RANKS[c % N_RANKS]}" for c in ALL_CARDS)
+"""The protocol name of each card code (``CARD_NAMES[c] == card_name(c)``), for bulk conversions."""
+
 _NAME_TO_CARD: dict[str, Card] = {
     f"{SUITS[c // N_RANKS]} {RANKS[c % N_RANKS]}": c for c in ALL_CARDS
 }

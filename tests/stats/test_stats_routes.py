@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import httpx
 
+from server.ratings import Rating, after_game
 from tests.conftest import ROOT, LiveServer
 from tests.server.client import Client, is_table, play_until_over
 from tressette import Deal, Variant, parse_card
@@ -48,6 +49,13 @@ def test_leaderboard_profile_and_replay(pg_url: str, start_server: Callable[...,
     assert sum(p["wins"] for p in board["players"]) == 2 and all(p["games"] == 2 for p in board["players"])
     assert {p["username"]: p["wins"] for p in board["players"]} == {n: winners.count(n) for n in ("alba", "boris")}
     assert httpx.get(f"{server.url}/api/leaderboard", params={"variant": "kifameno", "min_games": 3}).json()["players"] == []
+    # Ratings: Glicko-2 from the start values over the two games in order (alba seat 0, boris seat 1).
+    ra, rb = Rating(), Rating()
+    for name in winners:
+        ra, rb = after_game(ra, rb, 0 if name == "alba" else 1)
+    rated = {p["username"]: (p["rating"], p["rd"]) for p in board["players"]}
+    assert rated == {"alba": (round(ra.rating, 1), round(ra.rd, 1)), "boris": (round(rb.rating, 1), round(rb.rd, 1))}
+    assert [p["username"] for p in board["players"]] == sorted(rated, key=lambda n: -rated[n][0])
 
     prof = httpx.get(f"{server.url}/api/players/alba").json()
     assert prof["totals"]["kifameno"]["games"] == 2 and len(prof["recent_games"]) == 2
