@@ -146,3 +146,18 @@ def test_guest_plays_the_bot(browser: Browser, pg_url: str, start_server: Callab
         _play_one(page)
         time.sleep(0.05)
     expect(page.locator("#summary")).to_be_visible()
+
+
+def test_lobby_updates_keep_the_new_table_choices(browser: Browser, pg_url: str,
+                                                  start_server: Callable[..., LiveServer]) -> None:
+    """Choices made in the new-table form survive the live lobby updates that re-render the page."""
+    server = start_server(pg_url)
+    a = _guest(browser, server.url, DESKTOP)
+    a.select_option("#variant", "kifameno")
+    a.select_option("#opponent", "bot")
+    a.select_option("#level", "strong")
+    b = _guest(browser, server.url, PHONE)
+    b.click("#create")
+    expect(a.locator("[data-join]")).to_have_count(1)  # the lobby changed under a's form
+    assert [a.locator(f"#{name}").input_value() for name in ("variant", "opponent", "level")] == \
+        ["kifameno", "bot", "strong"]

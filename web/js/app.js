@@ -1,21 +1,20 @@
-// The single-page client: sign in, lobby, table. Routes: #/login, #/lobby, #/table/ID, #/join/ID/CODE.
-import { call, currentUser, saveSession, signOut, token } from "./api.js";
+// The single-page client: sign in, lobby, table, statistics, replays, admin. Routes: #/login, #/lobby,
+// #/table/ID, #/join/ID/CODE, #/leaderboard, #/player/NAME, #/replay/ID, #/admin.
+import { adminView } from "./admin.js";
+import { call, currentUser, saveSession, saveUser, signOut, token } from "./api.js";
 import { cardEl } from "./cards.js";
+import { h } from "./dom.js";
 import { currentLang, setLang, t } from "./i18n.js";
+import { replayView } from "./replay.js";
+import { drawRevealEl, hideDraws, revealDraws } from "./reveal.js";
+import { leaderboardView, profileView } from "./stats.js";
 import { Socket } from "./ws.js";
 
 const app = document.getElementById("app");
-const state = { lobby: [], tables: {}, chat: {}, socket: null, showLast: false, error: null, clock: null };
-
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c); // text is never parsed as HTML
-  return node;
-}
+const state = {
+  lobby: [], tables: {}, chat: {}, socket: null, showLast: false, error: null, clock: null,
+  form: { variant: "tressette", opponent: "anyone", level: "normal" },
+};
 
 function toast(text, ms = 2500) {
   const box = document.getElementById("toast");
@@ -48,10 +47,9 @@ function onTable(m) {
   const prev = state.tables[table.id];
   state.tables[table.id] = table;
   const ev = m.event || {};
-  if (ev.kind === "trick" && table.you !== null) {
-    const draws = ev.trick.draws.map(([seat, card]) => (seat === table.you ? `${t("youDrew")} ${card}` : `${t("theyDrew")} ${card}`));
-    if (draws.length) toast(draws.join(" · "));
-  }
+  // The cards drawn after a trick are shown as cards for a moment; the next card played ends the reveal.
+  if (ev.kind === "trick") revealDraws(table.id, table.view.history.length, ev.trick.draws);
+  else if (["play", "start", "end"].includes(ev.kind)) hideDraws(table.id);
   if (!prev && (location.hash === "#/lobby" || location.hash.startsWith("#/join"))) location.hash = `#/table/${table.id}`;
   render();
 }
@@ -85,9 +83,13 @@ function loginView() {
 }
 
 function lobbyView() {
-  const variant = h("select", { id: "variant" }, ["tressette", "kifameno"].map((v) => h("option", { value: v }, t(v))));
-  const opponent = h("select", { id: "opponent" }, ["anyone", "bot", "invite"].map((v) => h("option", { value: v }, t(v))));
-  const level = h("select", { id: "level" }, ["easy", "normal", "strong"].map((v) => h("option", { value: v, selected: v === "normal" }, t(v))));
+  // Every lobby update re-renders this view, so the choices live in state: a table appearing must not reset them.
+  const form = state.form;
+  const choice = (id, values) => h("select", { id, onchange: (e) => { form[id] = e.target.value; } },
+    values.map((v) => h("option", { value: v, selected: v === form[id] }, t(v))));
+  const variant = choice("variant", ["tressette", "kifameno"]);
+  const opponent = choice("opponent", ["anyone", "bot", "invite"]);
+  const level = choice("level", ["easy", "normal", "strong"]);
   const create = () => send({ type: "create_table", variant: variant.value, opponent: opponent.value,
     bot_level: opponent.value === "bot" ? level.value : null });
   const rows = state.lobby.map((tb) => h("tr", {},
@@ -143,6 +145,7 @@ function tableView(id) {
     h("div", { class: "center" },
       h("div", { class: "stock" }, v.stock_count ? cardEl(null, { small: true }) : null, h("div", { id: "stock" }, `${t("stock")}: ${v.stock_count}`)),
       h("div", { class: "trick", id: "trick" }, v.table.map((c) => cardEl(c))),
+      drawRevealEl(table),
       last ? h("button", { class: "ghost", id: "last-trick", onclick: () => { state.showLast = !state.showLast; render(); } }, state.showLast ? t("hideLastTrick") : t("lastTrick")) : null),
     state.showLast && last ? h("div", { class: "trick", id: "last" }, last.cards.map((c) => cardEl(c, { small: true }))) : null,
     h("div", { class: "hand", id: "my-hand" }, myCards));
@@ -201,11 +204,46 @@ function leaveButton(table) {
 
 // ----- routing and rendering ------------------------------------------------------------
 
+const decode = (part) => { try { return decodeURIComponent(part); } catch { return part; } }; // a mistyped %xx stays as typed
+
+// Pages that load their own data; a socket message redraws them only when the route or language changed.
+const PAGES = {
+  leaderboard: () => leaderboardView(),
+  player: (id) => (id ? profileView(decode(id)) : null),
+  replay: (id) => (id ? replayView(id) : null),
+  admin: () => (token() ? adminView() : null),
+};
+
+function renderNav(route, id, user) {
+  const signedIn = Boolean(user && token());
+  const mine = signedIn ? `#/player/${encodeURIComponent(user.username)}` : null;
+  const links = [
+    ["lobby", "#/lobby", t("lobby"), route === "lobby" || route === "table"],
+    ["leaderboard", "#/leaderboard", t("leaderboard"), route === "leaderboard"],
+    signedIn ? ["profile", mine, t("myProfile"), route === "player" && id && decode(id) === user.username] : null,
+    signedIn && user.role === "admin" ? ["admin", "#/admin", t("admin"), route === "admin"] : null,
+  ].filter(Boolean);
+  document.getElementById("nav").replaceChildren(...links.map(([name, href, text, current]) =>
+    h("a", { id: `nav-${name}`, href, "aria-current": current ? "page" : null }, text)));
+}
+
 function render() {
   const user = currentUser();
   document.getElementById("whoami").textContent = user ? user.username : "";
   document.getElementById("lang").textContent = currentLang() === "en" ? "SL" : "EN";
   const [, route, id, code] = location.hash.split("/");
+  renderNav(route, id, user);
+  if (PAGES[route]) {
+    const key = `${location.hash}|${currentLang()}|${token() ?? ""}`;
+    if (state.page === key) return;
+    const page = PAGES[route](id);
+    if (page) {
+      state.page = key;
+      app.replaceChildren(page);
+      return;
+    }
+  }
+  state.page = null;
   if (!token()) {
     app.replaceChildren(loginView());
     return;
@@ -235,6 +273,11 @@ setInterval(() => {
   if (turn && state.tables[id]) turn.textContent = turnLine(state.tables[id]);
 }, 1000);
 setLang(currentLang());
-if (token()) connect();
+if (token()) {
+  connect();
+  // The role may have changed since sign-in (an admin link shows only for admins).
+  call("GET", "/api/me").then((user) => { saveUser(user); render(); })
+    .catch((e) => { if (e.status === 401) { signOut(); render(); } });
+}
 if (!location.hash) location.hash = token() ? "#/lobby" : "#/login";
 render();
