@@ -97,6 +97,8 @@ def _mcts_policy(arg: str) -> MctsPolicy:
             changes["policy"] = RANDOM
         elif opt == "novoids":
             changes["use_voids"] = False
+        elif opt[:1] == "l" and opt[1:].isdigit():
+            changes["leaf_cards"] = int(opt[1:])
         elif opt[:1] in _CONFIG_KEYS:
             changes[_CONFIG_KEYS[opt[0]]] = float(opt[1:])
         else:

@@ -36,6 +36,7 @@ class SearchConfig:
     policy: int = GUIDED
     eps: float = 0.15
     use_voids: bool = True
+    leaf_cards: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,11 +126,12 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     def run(job: int) -> Tree:
         seed_kernels(seeds[job])
         tree = Tree(min(TREE_CAPACITY, per_job[job] + 1))
+        tt = (_table() if _is_main_thread() else new_table()) if config.leaf_cards else None
         done = 0
         while done < per_job[job] and time.perf_counter() < deadline:
             n = min(CHUNK, per_job[job] - done)
             search(tree, root, n, c_explore=config.c_explore, delta=config.delta,
-                   policy=config.policy, eps=config.eps)
+                   policy=config.policy, eps=config.eps, leaf_cards=config.leaf_cards, tt=tt)
             done += n
         return tree
 

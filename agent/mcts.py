@@ -19,9 +19,25 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from agent.alphabeta import solve_value
 from agent.determinize import Root, sample_world
-from agent.playout import GUIDED, playout, random_card
-from agent.world import NOGIL, W_SIZE, is_over, legal_mask, mover, step
+from agent.playout import GUIDED, guided_card, playout, random_card
+from agent.world import (
+    NOGIL,
+    W_H0,
+    W_H1,
+    W_LEAD,
+    W_LEADER,
+    W_P0,
+    W_SIZE,
+    W_SLEN,
+    W_SPOS,
+    is_over,
+    legal_mask,
+    mover,
+    popcount,
+    step,
+)
 
 TOTAL = 35
 WIN_AT = 18
@@ -76,74 +92,131 @@ class Tree:
 
 
 @njit(cache=True, nogil=NOGIL)
+def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray, visits: np.ndarray,
+            avail: np.ndarray, reward: np.ndarray, size: np.ndarray, w: np.ndarray, stock: np.ndarray,
+            path: np.ndarray, c_explore: float) -> int:
+    """Walk the tree in world ``w`` by UCB over the children legal there, expand one; return the path length."""
+    cap = move.shape[0]
+    node = 0
+    depth = 0
+    while not is_over(w):
+        legal = legal_mask(w)
+        seat = mover(w)
+        seen = np.int64(0)
+        best = -1
+        best_score = -1e300
+        ch = child[node]
+        while ch >= 0:
+            c = move[ch]
+            if (legal >> c) & 1:
+                seen |= np.int64(1) << c
+                avail[ch] += 1
+                vis = visits[ch]
+                if vis == 0:
+                    score = 1e200
+                else:
+                    score = reward[ch] / vis + c_explore * math.sqrt(math.log(avail[ch]) / vis)
+                if score > best_score:
+                    best_score = score
+                    best = ch
+            ch = sibling[ch]
+        untried = legal & ~seen
+        if untried != 0 and size[0] < cap:
+            c = random_card(untried)
+            new = size[0]
+            size[0] += 1
+            move[new] = c
+            player[new] = seat
+            child[new] = -1
+            visits[new] = 0
+            avail[new] = 1
+            reward[new] = 0.0
+            sibling[new] = child[node]
+            child[node] = new
+            step(w, stock, c)
+            path[depth] = new
+            depth += 1
+            break
+        if best < 0:
+            break
+        step(w, stock, move[best])
+        path[depth] = best
+        depth += 1
+        node = best
+    return depth
+
+
+@njit(cache=True, nogil=NOGIL)
+def backup(player: np.ndarray, visits: np.ndarray, reward: np.ndarray, path: np.ndarray, depth: int,
+           r0: float) -> None:
+    """Add seat 0's reward ``r0`` (seen from each node's mover) along the path."""
+    for i in range(depth):
+        n = path[i]
+        visits[n] += 1
+        reward[n] += r0 if player[n] == 0 else 1.0 - r0
+
+
+@njit(cache=True, nogil=NOGIL)
 def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray,
                visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
                w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
                iterations: int, c_explore: float, delta: float, policy: int, eps: float) -> None:
     """Run ``iterations`` ISMCTS iterations on the tree held in the arrays."""
-    cap = move.shape[0]
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
     path = np.empty(48, dtype=np.int64)
     for _ in range(iterations):
         sample_world(w0, hidden, need, voids, w, stock)
-        node = 0
-        depth = 0
-        while not is_over(w):
-            legal = legal_mask(w)
-            seat = mover(w)
-            seen = np.int64(0)
-            best = -1
-            best_score = -1e300
-            ch = child[node]
-            while ch >= 0:
-                c = move[ch]
-                if (legal >> c) & 1:
-                    seen |= np.int64(1) << c
-                    avail[ch] += 1
-                    vis = visits[ch]
-                    if vis == 0:
-                        score = 1e200
-                    else:
-                        score = reward[ch] / vis + c_explore * math.sqrt(math.log(avail[ch]) / vis)
-                    if score > best_score:
-                        best_score = score
-                        best = ch
-                ch = sibling[ch]
-            untried = legal & ~seen
-            if untried != 0 and size[0] < cap:
-                c = random_card(untried)
-                new = size[0]
-                size[0] += 1
-                move[new] = c
-                player[new] = seat
-                child[new] = -1
-                visits[new] = 0
-                avail[new] = 1
-                reward[new] = 0.0
-                sibling[new] = child[node]
-                child[node] = new
-                step(w, stock, c)
-                path[depth] = new
-                depth += 1
-                break
-            if best < 0:
-                break
-            step(w, stock, move[best])
-            path[depth] = best
-            depth += 1
-            node = best
+        depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore)
         p0 = playout(w, stock, cfm, policy, eps)
-        r0 = reward0(p0, cfm, delta)
-        for i in range(depth):
-            n = path[i]
-            visits[n] += 1
-            reward[n] += r0 if player[n] == 0 else 1.0 - r0
+        backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
+
+
+@njit(cache=True, nogil=NOGIL)
+def advance(w: np.ndarray, stock: np.ndarray, cfm: bool, policy: int, eps: float, leaf_cards: int) -> None:
+    """Play ``w`` on with the playout policy until the stock is empty, a trick is complete and each
+    hand holds at most ``leaf_cards`` cards (or the deal is over)."""
+    while not is_over(w):
+        if w[W_LEAD] < 0 and w[W_SPOS] >= w[W_SLEN] and popcount(w[W_H0]) <= leaf_cards:
+            return
+        legal = legal_mask(w)
+        step(w, stock, guided_card(w, legal, cfm, eps) if policy == GUIDED else random_card(legal))
+
+
+# Not cached: the solver it calls is recursive, and numba's cache does not survive recursion.
+@njit(cache=False, nogil=NOGIL)
+def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray,
+                    visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
+                    w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
+                    iterations: int, c_explore: float, delta: float, policy: int, eps: float,
+                    leaf_cards: int, tt: np.ndarray, nodes: np.ndarray) -> None:
+    """ISMCTS whose playouts end in the exact solver once a world's hands are down to ``leaf_cards``."""
+    w = np.empty(W_SIZE, dtype=np.int64)
+    stock = np.empty(40, dtype=np.int64)
+    path = np.empty(48, dtype=np.int64)
+    for _ in range(iterations):
+        sample_world(w0, hidden, need, voids, w, stock)
+        depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore)
+        advance(w, stock, cfm, policy, eps, leaf_cards)
+        p0 = w[W_P0]
+        if not is_over(w):
+            p0 += solve_value(w[W_H0], w[W_H1], w[W_LEADER], w[W_LEAD], cfm, tt, nodes)
+        backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
 
 
 def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.7, delta: float = 0.25,
-           policy: int = GUIDED, eps: float = 0.15) -> None:
-    """Run ``iterations`` more iterations on ``tree`` from ``root``."""
+           policy: int = GUIDED, eps: float = 0.15, leaf_cards: int = 0, tt: np.ndarray | None = None) -> None:
+    """Run ``iterations`` more iterations on ``tree`` from ``root``.
+
+    With ``leaf_cards`` > 0 each playout stops once the stock is empty and the hands hold at
+    most that many cards, and the exact solver (transposition table ``tt``) values the rest.
+    """
+    if leaf_cards > 0:
+        assert tt is not None
+        run_ismcts_leaf(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
+                        tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
+                        iterations, c_explore, delta, policy, eps, leaf_cards, tt, np.zeros(1, dtype=np.int64))
+        return
     run_ismcts(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
                tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
                iterations, c_explore, delta, policy, eps)

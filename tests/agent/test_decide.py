@@ -42,3 +42,28 @@ def test_the_agent_beats_random_play() -> None:
     a = result.stats["A"]
     assert a.games == 24
     assert a.wins >= 20, result.summary()
+
+
+def test_search_with_solved_leaves_finds_optimal_cards() -> None:
+    """With every card known and playouts ending in the solver, ISMCTS settles on solver-optimal cards."""
+    from agent.alphabeta import best_cards_reference, new_table
+    from agent.determinize import make_root
+    from agent.mcts import Tree, search
+    from agent.playout import seed_kernels
+    from tressette import card_name
+
+    tt = new_table()
+    optimal_found = 0
+    for seed in range(24):
+        deal, state = position(seed, Variant.TRESSETTE if seed % 2 else Variant.KIFAMENO, 15 + seed % 3)
+        _, optimal = best_cards_reference(deal, deal.to_move)
+        seed_kernels(seed)
+        tree = Tree(20_001)
+        search(tree, make_root(state), 20_000, c_explore=0.4, delta=1.0, leaf_cards=5, tt=tt)
+        stats = tree.root_stats()
+        assert sum(v for v, _ in stats.values()) == 20_000
+        chosen = max(stats, key=lambda c: stats[c][0])
+        optimal_found += chosen in optimal
+        # The value the search learned for its choice is an exact points share in the solved leaves.
+        assert 0.0 <= stats[chosen][1] <= 1.0, card_name(chosen)
+    assert optimal_found >= 22, optimal_found
