@@ -44,6 +44,7 @@ def decide_main(argv: list[str]) -> int:
 COMMANDS = {
     "decide": "print the agent's card for a JSON state",
     "arena": "play duplicate deals between two players",
+    "pool": "add up arena results written with --json",
     "bench": "measure playouts, MCTS iterations and solver times",
     "serve": "connect to a server as a bot and play the seats it assigns",
 }
@@ -65,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         from agent.arena import main as arena_main
 
         return arena_main(rest)
+    if name == "pool":
+        from agent.pool import main as pool_main
+
+        return pool_main(rest)
     if name == "bench":
         from agent.bench import main as bench_main
 

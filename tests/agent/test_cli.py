@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
+from agent.arena import wilson
 from tests.agent.test_solver import THESIS
 
 
@@ -61,3 +63,26 @@ def test_arena_with_a_command_side() -> None:
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout[out.stdout.index("{"):])
     assert summary["games"] == 2 and summary["A"]["moves"] == 40
+
+
+def test_pool_adds_up_arena_chunks(tmp_path: Path) -> None:
+    """Two arena chunks pool to their sums with the interval of the total; mixed matches are refused."""
+    files = []
+    for seed in (1, 2):
+        out = tmp_path / f"chunk-{seed}.json"
+        run = _agent("arena", "greedy", "random", "--deals", "3", "--seed", str(seed), "--json", str(out), "--no-progress")
+        assert run.returncode == 0, run.stderr
+        files.append(out)
+    chunks = [json.loads(f.read_text()) for f in files]
+    pooled = json.loads(_agent("pool", "--json", *map(str, files)).stdout)
+    wins = sum(c["A"]["wins"] for c in chunks)
+    assert pooled["games"] == 12 and pooled["deals"] == 6 and pooled["runs"] == 2
+    assert pooled["A"]["wins"] == wins and pooled["B"]["wins"] == 12 - wins
+    assert pooled["a_win_rate"] == wins / 12 and list(wilson(wins, 12)) == [wins / 12, *pooled["a_ci95"]]
+    assert pooled["A"]["moves"] == sum(c["A"]["moves"] for c in chunks)
+    text = _agent("pool", *map(str, files)).stdout
+    assert f"wins {wins}," in text and "12 games (6 duplicate deals in 2 runs)" in text
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**chunks[0], "variant": "kifameno"}))
+    refused = _agent("pool", str(files[0]), str(other))
+    assert refused.returncode == 2 and "different matches" in refused.stderr
