@@ -95,6 +95,8 @@ def _mcts_policy(arg: str) -> MctsPolicy:
     for opt in options:
         if opt == "random":
             changes["policy"] = RANDOM
+        elif opt == "draws":
+            changes["draws"] = True
         elif opt == "novoids":
             changes["use_voids"] = False
         elif opt[:1] == "l" and opt[1:].isdigit():

@@ -37,6 +37,7 @@ class SearchConfig:
     eps: float = 0.15
     use_voids: bool = True
     leaf_cards: int = 0
+    draws: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +132,8 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
         while done < per_job[job] and time.perf_counter() < deadline:
             n = min(CHUNK, per_job[job] - done)
             search(tree, root, n, c_explore=config.c_explore, delta=config.delta,
-                   policy=config.policy, eps=config.eps, leaf_cards=config.leaf_cards, tt=tt)
+                   policy=config.policy, eps=config.eps, leaf_cards=config.leaf_cards, tt=tt,
+                   draws=config.draws)
             done += n
         return tree
 

@@ -94,8 +94,13 @@ class Tree:
 @njit(cache=True, nogil=NOGIL)
 def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray, visits: np.ndarray,
             avail: np.ndarray, reward: np.ndarray, size: np.ndarray, w: np.ndarray, stock: np.ndarray,
-            path: np.ndarray, c_explore: float) -> int:
-    """Walk the tree in world ``w`` by UCB over the children legal there, expand one; return the path length."""
+            path: np.ndarray, c_explore: float, draws: bool) -> int:
+    """Walk the tree in world ``w`` by UCB over the children legal there, expand one; return the path length.
+
+    With ``draws`` the two cards drawn after a trick (public in the real game) are chance nodes
+    (``player`` -1, ``move`` = first draw * 40 + second): below them the agent's and the
+    opponent's next plays are told apart by what was drawn instead of sharing statistics.
+    """
     cap = move.shape[0]
     node = 0
     depth = 0
@@ -139,10 +144,32 @@ def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np
             break
         if best < 0:
             break
+        spos = w[W_SPOS]
         step(w, stock, move[best])
         path[depth] = best
         depth += 1
         node = best
+        if draws and w[W_SPOS] != spos:
+            key = stock[spos] * 40 + stock[spos + 1]
+            ch = child[node]
+            while ch >= 0 and move[ch] != key:
+                ch = sibling[ch]
+            if ch < 0:
+                if size[0] >= cap:
+                    break
+                ch = size[0]
+                size[0] += 1
+                move[ch] = key
+                player[ch] = -1
+                child[ch] = -1
+                visits[ch] = 0
+                avail[ch] = 0
+                reward[ch] = 0.0
+                sibling[ch] = child[node]
+                child[node] = ch
+            path[depth] = ch
+            depth += 1
+            node = ch
     return depth
 
 
@@ -160,14 +187,14 @@ def backup(player: np.ndarray, visits: np.ndarray, reward: np.ndarray, path: np.
 def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray,
                visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
                w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
-               iterations: int, c_explore: float, delta: float, policy: int, eps: float) -> None:
+               iterations: int, c_explore: float, delta: float, policy: int, eps: float, draws: bool) -> None:
     """Run ``iterations`` ISMCTS iterations on the tree held in the arrays."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
-    path = np.empty(48, dtype=np.int64)
+    path = np.empty(64, dtype=np.int64)  # 40 plays and 10 chance nodes at most
     for _ in range(iterations):
         sample_world(w0, hidden, need, voids, w, stock)
-        depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore)
+        depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore, draws)
         p0 = playout(w, stock, cfm, policy, eps)
         backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
 
@@ -189,14 +216,14 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
                     visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
                     w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
                     iterations: int, c_explore: float, delta: float, policy: int, eps: float,
-                    leaf_cards: int, tt: np.ndarray, nodes: np.ndarray) -> None:
+                    leaf_cards: int, tt: np.ndarray, nodes: np.ndarray, draws: bool) -> None:
     """ISMCTS whose playouts end in the exact solver once a world's hands are down to ``leaf_cards``."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
-    path = np.empty(48, dtype=np.int64)
+    path = np.empty(64, dtype=np.int64)  # 40 plays and 10 chance nodes at most
     for _ in range(iterations):
         sample_world(w0, hidden, need, voids, w, stock)
-        depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore)
+        depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore, draws)
         advance(w, stock, cfm, policy, eps, leaf_cards)
         p0 = w[W_P0]
         if not is_over(w):
@@ -205,7 +232,8 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
 
 
 def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.7, delta: float = 0.25,
-           policy: int = GUIDED, eps: float = 0.15, leaf_cards: int = 0, tt: np.ndarray | None = None) -> None:
+           policy: int = GUIDED, eps: float = 0.15, leaf_cards: int = 0, tt: np.ndarray | None = None,
+           draws: bool = False) -> None:
     """Run ``iterations`` more iterations on ``tree`` from ``root``.
 
     With ``leaf_cards`` > 0 each playout stops once the stock is empty and the hands hold at
@@ -215,11 +243,11 @@ def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.7, d
         assert tt is not None
         run_ismcts_leaf(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
                         tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
-                        iterations, c_explore, delta, policy, eps, leaf_cards, tt, np.zeros(1, dtype=np.int64))
+                        iterations, c_explore, delta, policy, eps, leaf_cards, tt, np.zeros(1, dtype=np.int64), draws)
         return
     run_ismcts(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
                tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
-               iterations, c_explore, delta, policy, eps)
+               iterations, c_explore, delta, policy, eps, draws)
 
 
 @njit(cache=True, nogil=NOGIL)

@@ -67,3 +67,45 @@ def test_search_with_solved_leaves_finds_optimal_cards() -> None:
         # The value the search learned for its choice is an exact points share in the solved leaves.
         assert 0.0 <= stats[chosen][1] <= 1.0, card_name(chosen)
     assert optimal_found >= 22, optimal_found
+
+
+def test_public_draws_split_the_tree_by_what_was_drawn() -> None:
+    """With draws as chance nodes, each side's plays below a draw use the card it drew there, never the other's."""
+    from agent.determinize import make_root
+    from agent.mcts import Tree, search
+    from agent.playout import seed_kernels
+    from tressette import beats
+
+    drawn_played = 0
+    for seed in range(6):
+        _, state = position(seed, Variant.TRESSETTE if seed % 2 else Variant.KIFAMENO, 2, follow=True)
+        root = make_root(state)
+        seed_kernels(seed)
+        tree = Tree(20_001)
+        search(tree, root, 5_000, draws=True)
+        stock = set(state.hidden)
+        lead = state.inplay[0]
+        mine = tree.child[0]
+        while mine >= 0:
+            card = int(tree.move[mine])
+            assert tree.player[mine] == 0 and card in state.hand
+            chance = tree.child[mine]
+            assert chance >= 0
+            while chance >= 0:
+                assert tree.player[chance] == -1
+                first, second = divmod(int(tree.move[chance]), 40)
+                assert first != second and {first, second} <= stock
+                me_first = beats(card, lead)
+                drew = {0: first if me_first else second, 1: second if me_first else first}
+                below = [int(tree.child[chance])]
+                while below:
+                    node = below.pop()
+                    if node < 0 or tree.player[node] == -1:
+                        continue
+                    seat, played = int(tree.player[node]), int(tree.move[node])
+                    assert played != drew[1 - seat], "a side played the card the other one drew"
+                    drawn_played += played == drew[seat]
+                    below += [int(tree.sibling[node]), int(tree.child[node])]
+                chance = tree.sibling[chance]
+            mine = tree.sibling[mine]
+    assert drawn_played > 0
