@@ -36,6 +36,11 @@ def decide_main(argv: list[str]) -> int:
         return 2
     from agent.decide import decide
 
+    if not state.all_known:
+        # The time limit is for thinking: loading the search kernels must not eat into it (on a
+        # busy machine that alone can outlast the budget and leave no iterations). The solver
+        # has no time limit, so solved states need no warm-up.
+        decide(state, time_ms=10**7, iterations=16, seed=0)
     decision = decide(state, time_ms=args.time_ms, iterations=args.iterations, seed=args.seed, jobs=args.jobs)
     print(json.dumps(decision.to_dict()) if args.json else card_name(decision.card))
     return 0
