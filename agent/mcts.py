@@ -92,6 +92,24 @@ class Tree:
 
 
 @njit(cache=True, nogil=NOGIL)
+def add_child(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray, visits: np.ndarray,
+              avail: np.ndarray, reward: np.ndarray, size: np.ndarray, parent: int, key: int, who: int,
+              available: int) -> int:
+    """Append a node (``move`` key, mover ``who``, ``available`` count) as ``parent``'s first child; return it."""
+    new = size[0]
+    size[0] += 1
+    move[new] = key
+    player[new] = who
+    child[new] = -1
+    visits[new] = 0
+    avail[new] = available
+    reward[new] = 0.0
+    sibling[new] = child[parent]
+    child[parent] = new
+    return new
+
+
+@njit(cache=True, nogil=NOGIL)
 def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray, visits: np.ndarray,
             avail: np.ndarray, reward: np.ndarray, size: np.ndarray, w: np.ndarray, stock: np.ndarray,
             path: np.ndarray, c_explore: float, draws: bool) -> int:
@@ -128,16 +146,7 @@ def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np
         untried = legal & ~seen
         if untried != 0 and size[0] < cap:
             c = random_card(untried)
-            new = size[0]
-            size[0] += 1
-            move[new] = c
-            player[new] = seat
-            child[new] = -1
-            visits[new] = 0
-            avail[new] = 1
-            reward[new] = 0.0
-            sibling[new] = child[node]
-            child[node] = new
+            new = add_child(move, player, child, sibling, visits, avail, reward, size, node, c, seat, 1)
             step(w, stock, c)
             path[depth] = new
             depth += 1
@@ -157,16 +166,7 @@ def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np
             if ch < 0:
                 if size[0] >= cap:
                     break
-                ch = size[0]
-                size[0] += 1
-                move[ch] = key
-                player[ch] = -1
-                child[ch] = -1
-                visits[ch] = 0
-                avail[ch] = 0
-                reward[ch] = 0.0
-                sibling[ch] = child[node]
-                child[node] = ch
+                ch = add_child(move, player, child, sibling, visits, avail, reward, size, node, key, -1, 0)
             path[depth] = ch
             depth += 1
             node = ch
