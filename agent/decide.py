@@ -38,6 +38,7 @@ class SearchConfig:
     use_voids: bool = True
     leaf_cards: int = 0
     draws: bool = False
+    infer: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +134,7 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
             n = min(CHUNK, per_job[job] - done)
             search(tree, root, n, c_explore=config.c_explore, delta=config.delta,
                    policy=config.policy, eps=config.eps, leaf_cards=config.leaf_cards, tt=tt,
-                   draws=config.draws)
+                   draws=config.draws, infer=config.infer)
             done += n
         return tree
 
