@@ -97,8 +97,8 @@ def _mcts_policy(arg: str) -> MctsPolicy:
             changes["policy"] = RANDOM
         elif opt == "draws":
             changes["draws"] = True
-        elif opt == "infer":
-            changes["infer"] = True
+        elif opt == "beliefs":
+            changes["beliefs"] = True
         elif opt == "novoids":
             changes["use_voids"] = False
         elif opt[:1] == "l" and opt[1:].isdigit():

@@ -38,7 +38,7 @@ class SearchConfig:
     use_voids: bool = True
     leaf_cards: int = 0
     draws: bool = False
-    infer: bool = False
+    beliefs: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +119,7 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     if len(legal) == 1:
         return Decision(legal[0], "mcts", 0, None, {card_name(legal[0]): {"visits": 0, "mean": None}},
                         (time.perf_counter() - start) * 1000)
-    root = make_root(state, use_voids=config.use_voids)
+    root = make_root(state, use_voids=config.use_voids, beliefs=config.beliefs)
     deadline = start + time_ms / 1000.0
     seeds = random.Random(seed).sample(range(1, 2**31), max(1, jobs))
     limit = iterations if iterations is not None else 1 << 62
@@ -134,7 +134,7 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
             n = min(CHUNK, per_job[job] - done)
             search(tree, root, n, c_explore=config.c_explore, delta=config.delta,
                    policy=config.policy, eps=config.eps, leaf_cards=config.leaf_cards, tt=tt,
-                   draws=config.draws, infer=config.infer)
+                   draws=config.draws)
             done += n
         return tree
 

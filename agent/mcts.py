@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from agent.alphabeta import solve_value
-from agent.determinize import Root, sample_likely_world, sample_world
+from agent.determinize import Root, sample_world
 from agent.playout import GUIDED, guided_card, playout, random_card
 from agent.world import (
     NOGIL,
@@ -186,15 +186,14 @@ def backup(player: np.ndarray, visits: np.ndarray, reward: np.ndarray, path: np.
 @njit(cache=True, nogil=NOGIL)
 def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray,
                visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
-               w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, evidence: np.ndarray, weights: np.ndarray,
-               cfm: bool, iterations: int, c_explore: float, delta: float, policy: int, eps: float,
-               draws: bool) -> None:
+               w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, card_w: np.ndarray, cfm: bool,
+               iterations: int, c_explore: float, delta: float, policy: int, eps: float, draws: bool) -> None:
     """Run ``iterations`` ISMCTS iterations on the tree held in the arrays."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
     path = np.empty(64, dtype=np.int64)  # 40 plays and 10 chance nodes at most
     for _ in range(iterations):
-        sample_likely_world(w0, hidden, need, voids, evidence, weights, w, stock)
+        sample_world(w0, hidden, need, voids, w, stock, card_w)
         depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore, draws)
         p0 = playout(w, stock, cfm, policy, eps)
         backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
@@ -215,15 +214,15 @@ def advance(w: np.ndarray, stock: np.ndarray, cfm: bool, policy: int, eps: float
 @njit(cache=False, nogil=NOGIL)
 def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray,
                     visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
-                    w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, evidence: np.ndarray,
-                    weights: np.ndarray, cfm: bool, iterations: int, c_explore: float, delta: float, policy: int,
-                    eps: float, leaf_cards: int, tt: np.ndarray, nodes: np.ndarray, draws: bool) -> None:
+                    w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, card_w: np.ndarray, cfm: bool,
+                    iterations: int, c_explore: float, delta: float, policy: int, eps: float,
+                    leaf_cards: int, tt: np.ndarray, nodes: np.ndarray, draws: bool) -> None:
     """ISMCTS whose playouts end in the exact solver once a world's hands are down to ``leaf_cards``."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
     path = np.empty(64, dtype=np.int64)  # 40 plays and 10 chance nodes at most
     for _ in range(iterations):
-        sample_likely_world(w0, hidden, need, voids, evidence, weights, w, stock)
+        sample_world(w0, hidden, need, voids, w, stock, card_w)
         depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore, draws)
         advance(w, stock, cfm, policy, eps, leaf_cards)
         p0 = w[W_P0]
@@ -234,22 +233,21 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
 
 def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.7, delta: float = 0.25,
            policy: int = GUIDED, eps: float = 0.15, leaf_cards: int = 0, tt: np.ndarray | None = None,
-           draws: bool = False, infer: bool = False) -> None:
+           draws: bool = False) -> None:
     """Run ``iterations`` more iterations on ``tree`` from ``root``.
 
     With ``leaf_cards`` > 0 each playout stops once the stock is empty and the hands hold at
     most that many cards, and the exact solver (transposition table ``tt``) values the rest.
-    With ``infer`` worlds are weighted by the root's evidence (see ``sample_likely_world``).
+    Worlds draw the opponent's hidden cards by ``root.card_w`` when it is not empty.
     """
-    evidence = root.evidence if infer else root.evidence[:0]
     if leaf_cards > 0:
         assert tt is not None
         run_ismcts_leaf(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
-                        tree.size, root.w, root.hidden, root.need, root.voids, evidence, root.weights, root.cfm,
+                        tree.size, root.w, root.hidden, root.need, root.voids, root.card_w, root.cfm,
                         iterations, c_explore, delta, policy, eps, leaf_cards, tt, np.zeros(1, dtype=np.int64), draws)
         return
     run_ismcts(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
-               tree.size, root.w, root.hidden, root.need, root.voids, evidence, root.weights, root.cfm,
+               tree.size, root.w, root.hidden, root.need, root.voids, root.card_w, root.cfm,
                iterations, c_explore, delta, policy, eps, draws)
 
 
