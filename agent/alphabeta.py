@@ -57,12 +57,12 @@ def _after(card: int, leader: int, lead: int, left: int) -> tuple[int, int, int]
 
 
 @njit(cache=True, nogil=NOGIL)
-def _ordered_moves(h0: int, h1: int, leader: int, lead: int, cfm: bool, out: np.ndarray) -> int:
-    """Fill ``out`` with one card per class of equivalent legal cards, best-first; return the count."""
+def _ordered_moves(h0: int, h1: int, leader: int, lead: int, cfm: bool, out: np.ndarray, scores: np.ndarray) -> int:
+    """Fill ``out`` with one card per class of equivalent legal cards, best-first; return the count.
+
+    ``scores`` is scratch space for 10 values.
+    """
     mover = leader if lead < 0 else 1 - leader
-    w = np.empty(4, dtype=np.int64)
-    w[0] = h0
-    w[1] = h1
     legal = h0 if mover == 0 else h1
     if lead >= 0:
         follow = legal & SUIT_MASKS[SUIT_ARR[lead]]
@@ -72,7 +72,6 @@ def _ordered_moves(h0: int, h1: int, leader: int, lead: int, cfm: bool, out: np.
     if lead >= 0:
         live |= 1 << lead
     n = 0
-    scores = np.empty(10, dtype=np.int64)
     for s in range(4):
         group_pts = -1
         for c in range(s * 10, s * 10 + 10):
@@ -112,8 +111,12 @@ def _ordered_moves(h0: int, h1: int, leader: int, lead: int, cfm: bool, out: np.
 # Not cached: numba's cache cannot hold self-recursive functions (loading one crashes).
 @njit(cache=False, nogil=NOGIL)
 def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm: bool,
-            tt: np.ndarray, nodes: np.ndarray) -> int:
-    """Return seat 0's points still to come under best play, within the (alpha, beta) window."""
+            tt: np.ndarray, nodes: np.ndarray, scratch: np.ndarray) -> int:
+    """Return seat 0's points still to come under best play, within the (alpha, beta) window.
+
+    ``scratch`` (int64[41, 20]) holds each depth's move list, so no
+    node allocates memory.
+    """
     nodes[0] += 1
     if h0 == 0 and h1 == 0:
         return 0
@@ -146,8 +149,10 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
             hint = tt[slot, 4]
     mover = leader if lead < 0 else 1 - leader
     maximise = (mover == 0) != cfm
-    moves = np.empty(10, dtype=np.int64)
-    n = _ordered_moves(h0, h1, leader, lead, cfm, moves)
+    # The cards still in hands shrink by one per ply: a row of scratch space per count.
+    row = scratch[popcount(h0 | h1)]
+    moves = row[:10]
+    n = _ordered_moves(h0, h1, leader, lead, cfm, moves, row[10:])
     if hint >= 0:
         for i in range(1, n):
             if moves[i] == hint:
@@ -167,15 +172,15 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
         # Principal variation search: the first card gets the full window, the others a null
         # window that only asks "is it better?", re-searched when it is.
         if i == 0:
-            v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes)
+            v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes, scratch)
         elif maximise:
-            v = gain + _search(n0, n1, next_leader, next_lead, a - gain, a + 1 - gain, cfm, tt, nodes)
+            v = gain + _search(n0, n1, next_leader, next_lead, a - gain, a + 1 - gain, cfm, tt, nodes, scratch)
             if a < v < b:
-                v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes)
+                v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes, scratch)
         else:
-            v = gain + _search(n0, n1, next_leader, next_lead, b - 1 - gain, b - gain, cfm, tt, nodes)
+            v = gain + _search(n0, n1, next_leader, next_lead, b - 1 - gain, b - gain, cfm, tt, nodes, scratch)
             if a < v < b:
-                v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes)
+                v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes, scratch)
         if maximise:
             if v > best:
                 best = v
@@ -221,6 +226,7 @@ def solve_root(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarr
     bound showing the card is no better.  Cards not legal keep -1.
     """
     values[:] = -1
+    scratch = np.empty((41, 20), dtype=np.int64)
     w = np.empty(9, dtype=np.int64)
     w[0] = h0
     w[1] = h1
@@ -238,13 +244,13 @@ def solve_root(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarr
         # better?", and only a card that is gets searched again for its exact value.
         next_leader, next_lead, gain = _after(c, leader, lead, n0 | h1)
         if exact_all or best_card < 0:
-            v = gain + _search(n0, h1, next_leader, next_lead, -INF - gain, INF - gain, cfm, tt, nodes)
+            v = gain + _search(n0, h1, next_leader, next_lead, -INF - gain, INF - gain, cfm, tt, nodes, scratch)
         else:
             bound = -best if cfm else best
             lo = bound - 1 if cfm else bound
-            v = gain + _search(n0, h1, next_leader, next_lead, lo - gain, lo + 1 - gain, cfm, tt, nodes)
+            v = gain + _search(n0, h1, next_leader, next_lead, lo - gain, lo + 1 - gain, cfm, tt, nodes, scratch)
             if (v < bound) if cfm else (v > bound):
-                v = gain + _search(n0, h1, next_leader, next_lead, -INF - gain, INF - gain, cfm, tt, nodes)
+                v = gain + _search(n0, h1, next_leader, next_lead, -INF - gain, INF - gain, cfm, tt, nodes, scratch)
         values[c] = v
         score = -v if cfm else v
         if best_card < 0 or score > best:
@@ -256,7 +262,7 @@ def solve_root(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarr
 @njit(cache=False, nogil=NOGIL)
 def solve_value(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarray, nodes: np.ndarray) -> int:
     """Return seat 0's points to come under best play from any position (either seat to move)."""
-    return _search(h0, h1, leader, lead, -INF, INF, cfm, tt, nodes)
+    return _search(h0, h1, leader, lead, -INF, INF, cfm, tt, nodes, np.empty((41, 20), dtype=np.int64))
 
 
 def solve_reference(deal: Deal, seat: int) -> int:
