@@ -6,7 +6,7 @@ or weaker; another suit), the points of the cards involved, whether the trick wa
 A table fit on played games (``python -m agent.inference fit``) holds, per bucket, how much
 more or less often the opponent really held such a card than uniform worlds say.  A card's
 weight is the product over the plays seen (naive Bayes); worlds then draw the opponent's
-hidden cards in proportion to these weights (:func:`agent.determinize.sample_weighted_world`).
+hidden cards in proportion to these weights (``card_w`` of :func:`agent.determinize.sample_world`).
 
 Pure functions and one data file (``belief_table.json``), no search code.
 """
@@ -17,7 +17,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from tressette import ME, POINTS, AgentState, Card, suit_of
+from tressette import ME, POINTS, AgentState, Card, Trick, suit_of
 
 TABLE_PATH = Path(__file__).with_name("belief_table.json")
 
@@ -58,32 +58,31 @@ def play_buckets(lead: Card, answer: Card | None, opponent_led: bool, cfm: bool,
     return out
 
 
+def _observations(state: AgentState, tricks: tuple[Trick, ...]) -> list[tuple[str, Card]]:
+    """Return the buckets of the opponent's plays in ``tricks`` and of its lead on the table, if any."""
+    hidden = state.hidden
+    out = []
+    for trick in tricks:
+        lead, answer = trick.cards
+        out += play_buckets(lead, answer, trick.leader != ME, state.cfm, hidden)
+    if state.inplay:
+        out += play_buckets(state.inplay[0], None, True, state.cfm, hidden)
+    return out
+
+
 def new_observations(state: AgentState) -> list[tuple[str, Card]]:
     """Return the buckets of the opponent plays seen since the agent's previous decision.
 
     Those are its answer in the last trick (when the agent led it) and its lead on the
     table now (when the agent follows); each play is counted at exactly one decision.
     """
-    hidden = state.hidden
-    out = []
-    if state.history and state.history[-1].leader == ME:
-        lead, answer = state.history[-1].cards
-        out += play_buckets(lead, answer, False, state.cfm, hidden)
-    if state.inplay:
-        out += play_buckets(state.inplay[0], None, True, state.cfm, hidden)
-    return out
+    last = state.history[-1:] if state.history and state.history[-1].leader == ME else ()
+    return _observations(state, last)
 
 
 def all_observations(state: AgentState) -> list[tuple[str, Card]]:
     """Return the buckets of every opponent play in ``history`` and on the table."""
-    hidden = state.hidden
-    out = []
-    for trick in state.history or ():
-        lead, answer = trick.cards
-        out += play_buckets(lead, answer, trick.leader != ME, state.cfm, hidden)
-    if state.inplay:
-        out += play_buckets(state.inplay[0], None, True, state.cfm, hidden)
-    return out
+    return _observations(state, state.history or ())
 
 
 @cache

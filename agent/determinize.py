@@ -19,6 +19,9 @@ from agent.belief import card_weights
 from agent.world import NOGIL, W_H0, W_H1, W_LEAD, W_LEADER, W_P0, W_P1, W_SIZE, W_SLEN, W_SPOS, W_TRICKS
 from tressette import HIM, ME, AgentState, mask_of, suit_of
 
+NO_WEIGHTS = np.empty(0, dtype=np.float64)
+"""The ``card_w`` of a root without beliefs: opponent cards are drawn uniformly."""
+
 
 @dataclass(frozen=True, slots=True)
 class Root:
@@ -73,9 +76,6 @@ def make_root(state: AgentState, *, use_voids: bool = True, beliefs: bool = Fals
         voids = 0
     return Root(w=w, hidden=hidden, need=need, voids=voids, cfm=state.cfm,
                 card_w=np.array(card_weights(state), dtype=np.float64) if beliefs else NO_WEIGHTS)
-
-
-NO_WEIGHTS = np.empty(0, dtype=np.float64)
 
 
 @njit(cache=True, nogil=NOGIL)

@@ -35,8 +35,8 @@ def test_an_answer_weighs_the_hidden_cards_of_its_suit_by_the_table() -> None:
     assert sum(1 for x in weights if x != 1.0) == 2
 
 
-def test_every_opponent_play_is_observed_once_and_all_are_kept() -> None:
-    """Summed over the agent's decisions, the new observations are exactly the plays in the history."""
+def test_new_observations_are_among_all_of_them() -> None:
+    """At every decision the newest plays' buckets are among all the plays' buckets, all on hidden cards."""
     for seed in range(30):
         rng = random.Random(seed)
         variant = (Variant.TRESSETTE, Variant.KIFAMENO)[seed % 2]
