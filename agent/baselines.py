@@ -89,7 +89,8 @@ _CONFIG_KEYS = {"c": "c_explore", "d": "delta", "e": "eps"}
 
 
 def _mcts_policy(arg: str) -> MctsPolicy:
-    """Parse ``MS`` or ``iN``, then optional ``,cX`` ``,dX`` ``,eX`` ``,random`` ``,novoids`` settings."""
+    """Parse ``MS`` or ``iN``, then optional ``,cX`` ``,dX`` ``,eX`` ``,pN`` ``,tX`` ``,lN`` ``,random``
+    ``,novoids`` ``,draws`` ``,beliefs`` settings."""
     budget, *options = arg.split(",") if arg else [""]
     changes: dict[str, object] = {}
     for opt in options:
@@ -99,6 +100,10 @@ def _mcts_policy(arg: str) -> MctsPolicy:
             changes["draws"] = True
         elif opt == "beliefs":
             changes["beliefs"] = True
+        elif opt[:1] == "p" and opt[1:].isdigit():
+            changes["particles"] = int(opt[1:])
+        elif opt[:1] == "t" and opt[1:].replace(".", "", 1).isdigit():
+            changes["temper"] = float(opt[1:])
         elif opt == "novoids":
             changes["use_voids"] = False
         elif opt[:1] == "l" and opt[1:].isdigit():

@@ -39,6 +39,8 @@ class SearchConfig:
     leaf_cards: int = 0
     draws: bool = False
     beliefs: bool = False
+    particles: int = 0
+    temper: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +121,8 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     if len(legal) == 1:
         return Decision(legal[0], "mcts", 0, None, {card_name(legal[0]): {"visits": 0, "mean": None}},
                         (time.perf_counter() - start) * 1000)
-    root = make_root(state, use_voids=config.use_voids, beliefs=config.beliefs)
+    root = make_root(state, use_voids=config.use_voids, beliefs=config.beliefs, particles=config.particles,
+                     temper=config.temper)
     deadline = start + time_ms / 1000.0
     seeds = random.Random(seed).sample(range(1, 2**31), max(1, jobs))
     limit = iterations if iterations is not None else 1 << 62

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from agent.belief import card_weights
+from agent.opponent import NO_CUM, NO_POOL, particle_pool
 from agent.world import NOGIL, W_H0, W_H1, W_LEAD, W_LEADER, W_P0, W_P1, W_SIZE, W_SLEN, W_SPOS, W_TRICKS
 from tressette import HIM, ME, AgentState, mask_of, suit_of
 
@@ -31,7 +32,9 @@ class Root:
     known cards), ``hidden`` the cards whose place is unknown, ``need`` how
     many of them the opponent holds, ``voids`` a 4-bit mask of suits the
     opponent cannot hold hidden cards of, ``card_w`` the opponent's card
-    weights (empty when not used).
+    weights (empty when not used), ``pool`` candidate sets of the opponent's
+    hidden cards with ``cum`` their cumulative weights (empty when not used:
+    see :mod:`agent.opponent`).
     """
 
     w: np.ndarray
@@ -40,6 +43,8 @@ class Root:
     voids: int
     cfm: bool
     card_w: np.ndarray
+    pool: np.ndarray
+    cum: np.ndarray
 
 
 def opponent_voids(state: AgentState) -> int:
@@ -52,10 +57,13 @@ def opponent_voids(state: AgentState) -> int:
     return voids
 
 
-def make_root(state: AgentState, *, use_voids: bool = True, beliefs: bool = False) -> Root:
+def make_root(state: AgentState, *, use_voids: bool = True, beliefs: bool = False, particles: int = 0,
+              temper: float = 1.0) -> Root:
     """Return the kernels' view of ``state`` (the agent, seat 0, is to move).
 
-    ``beliefs`` adds the card weights of :mod:`agent.belief` (drawn on by the weighted sampler).
+    ``beliefs`` adds the card weights of :mod:`agent.belief` (drawn on by the weighted sampler);
+    ``particles`` > 0 adds a pool of that many candidate hidden hands weighed by the opponent
+    model of :mod:`agent.opponent` (likelihoods raised to ``temper``).
     """
     w = np.zeros(W_SIZE, dtype=np.int64)
     known = state.opponent_known
@@ -74,8 +82,11 @@ def make_root(state: AgentState, *, use_voids: bool = True, beliefs: bool = Fals
     allowed = sum(1 for c in state.hidden if not (voids >> suit_of(c)) & 1)
     if allowed < need:  # the history contradicts the counts: trust the counts
         voids = 0
+    pool, cum = particle_pool(state, hidden, need, voids, size=particles, temper=temper) if particles else (
+        NO_POOL, NO_CUM)
     return Root(w=w, hidden=hidden, need=need, voids=voids, cfm=state.cfm,
-                card_w=np.array(card_weights(state), dtype=np.float64) if beliefs else NO_WEIGHTS)
+                card_w=np.array(card_weights(state), dtype=np.float64) if beliefs else NO_WEIGHTS,
+                pool=pool, cum=cum)
 
 
 @njit(cache=True, nogil=NOGIL)
@@ -122,6 +133,30 @@ def sample_world(w0: np.ndarray, hidden: np.ndarray, need: int, voids: int,
     s = k - need
     for i in range(s):
         stock[i] = buf[need + i]
+    for i in range(s - 1, 0, -1):
+        j = np.random.randint(i + 1)
+        t = stock[i]
+        stock[i] = stock[j]
+        stock[j] = t
+    w[W_SPOS] = 0
+    w[W_SLEN] = s
+
+
+@njit(cache=True, nogil=NOGIL)
+def sample_from_pool(w0: np.ndarray, hidden: np.ndarray, pool: np.ndarray, cum: np.ndarray,
+                     w: np.ndarray, stock: np.ndarray) -> None:
+    """Fill ``w`` and ``stock`` with a world whose opponent holds a pool entry drawn by weight."""
+    w[:] = w0
+    i = np.searchsorted(cum, np.random.random() * cum[-1], side="right")
+    if i >= pool.shape[0]:
+        i = pool.shape[0] - 1
+    held = pool[i]
+    w[W_H1] |= held
+    s = 0
+    for c in hidden:
+        if not (held >> c) & 1:
+            stock[s] = c
+            s += 1
     for i in range(s - 1, 0, -1):
         j = np.random.randint(i + 1)
         t = stock[i]

@@ -1,7 +1,10 @@
-"""Fit and check the card-belief table of :mod:`agent.belief` on played games.
+"""Fit and check what the agent infers from the opponent's plays, on played games.
 
     python -m agent.inference fit --player flat --games 300     # writes agent/belief_table.json
     python -m agent.inference check --player flat --games 100 --seed 2
+    python -m agent.inference record --player flat --games 500 --seed 1 --out plays-1.npz
+    python -m agent.inference fit-policy plays-1.npz ...        # writes agent/opponent_policy.json
+    python -m agent.inference check-policy --player flat --games 50 --seed 5
 
 ``fit`` plays games between two copies of a player and, at every decision while the stock
 lasts, counts for each bucket how often the opponent really held the card against how often
@@ -20,11 +23,14 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+
 from agent.baselines import get_policy
 from agent.belief import TABLE_PATH, card_weights, load_table, new_observations
 from agent.determinize import make_root
+from agent.opponent import N_WEIGHTS, POLICY_PATH, card_features, effective_size, legal_of, particle_pool
 from agent.playout import seed_kernels
-from tressette import AgentState, Deal, Variant, state_from_view, suit_of, view_of
+from tressette import AgentState, Deal, Variant, mask_of, state_from_view, suit_of, view_of
 
 PSEUDO_COUNT = 3.0
 """Each bucket's ratio is shrunk toward 1 as if this many expected holdings had matched."""
@@ -89,15 +95,144 @@ def check(player: str, games: int, seed: int, table: dict[str, float]) -> dict[s
     return out
 
 
+def record_plays(player: str, games: int, seed: int) -> dict[str, np.ndarray]:
+    """Return every play made while cards were hidden in ``games`` self-play deals of each variant.
+
+    Columns: ``hand`` (the mover's hand as a mask), ``lead`` (-1 when leading), ``gone``
+    (cards played before, the lead included), ``chosen`` and ``cfm``.
+    """
+    rng = random.Random(seed)
+    seed_kernels(seed)
+    policy = get_policy(player)
+    rows: list[tuple[int, int, int, int, int]] = []
+    for game in range(games):
+        for variant in Variant:
+            deal = Deal.new(variant, game % 2, random.Random(seed * 100_003 + game))
+            while deal.stock:
+                state = state_from_view(view_of(deal, deal.to_move))
+                card = policy(state, rng)
+                lead = state.inplay[0] if state.inplay else -1
+                gone = mask_of(c for c in range(40) if c not in state.hand and c not in state.unknown)
+                rows.append((mask_of(state.hand), lead, gone, card, int(state.cfm)))
+                deal.play(card)
+    cols = list(zip(*rows, strict=True))
+    return {name: np.array(col, dtype=np.int64) for name, col in zip(RECORD_COLUMNS, cols, strict=True)}
+
+
+RECORD_COLUMNS = ("hand", "lead", "gone", "chosen", "cfm")
+
+
+def choice_features(plays: dict[str, np.ndarray], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (features of every legal card, group start offsets, index of the chosen card) for ``rows``."""
+    feats: list[np.ndarray] = []
+    starts: list[int] = []
+    chosen_at: list[int] = []
+    buf = np.empty(N_WEIGHTS, dtype=np.float64)
+    n = 0
+    for r in rows:
+        hand, lead, gone, chosen = (int(plays[k][r]) for k in ("hand", "lead", "gone", "chosen"))
+        legal = int(legal_of(hand, lead))
+        starts.append(n)
+        for c in range(40):
+            if (legal >> c) & 1:
+                card_features(hand, lead, gone, legal, c, buf)
+                feats.append(buf.copy())
+                if c == chosen:
+                    chosen_at.append(n)
+                n += 1
+    return np.array(feats), np.array(starts), np.array(chosen_at)
+
+
+def fit_logit(x: np.ndarray, starts: np.ndarray, chosen_at: np.ndarray, ridge: float = 1.0,
+              steps: int = 30) -> np.ndarray:
+    """Return the conditional-logit weights maximising the likelihood of the choices (Newton's method)."""
+    theta = np.zeros(x.shape[1])
+    group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(x))))
+    for _ in range(steps):
+        s = x @ theta
+        s -= np.maximum.reduceat(s, starts)[group]
+        e = np.exp(s)
+        p = e / np.add.reduceat(e, starts)[group]
+        mean_x = np.add.reduceat(p[:, None] * x, starts)
+        grad = x[chosen_at].sum(axis=0) - mean_x.sum(axis=0) - ridge * theta
+        hess = (p[:, None] * x).T @ x - mean_x.T @ mean_x + ridge * np.eye(x.shape[1])
+        delta = np.linalg.solve(hess, grad)
+        theta += delta
+        if np.abs(delta).max() < 1e-8:
+            break
+    return theta
+
+
+def fit_policy(plays: dict[str, np.ndarray]) -> dict[str, list[float]]:
+    """Return the fitted policy weights per variant name."""
+    out = {}
+    for variant in Variant:
+        rows = np.flatnonzero(plays["cfm"] == int(variant.cfm))
+        x, starts, chosen_at = choice_features(plays, rows)
+        out[variant.value] = [round(float(t), 5) for t in fit_logit(x, starts, chosen_at)]
+    return out
+
+
+def check_policy(player: str, games: int, seed: int, *, size: int = 2048, temper: float = 1.0
+                 ) -> dict[str, list[float]]:
+    """Return, per variant, the posterior's and the prior's mean probability of the real hidden cards.
+
+    Also the mean effective pool size.  A useful policy puts more probability than the prior
+    (uniform worlds) on the cards the opponent really holds.
+    """
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0])
+    for state, held in decisions(player, games, seed):
+        root = make_root(state)
+        cands, cum = particle_pool(state, root.hidden, root.need, root.voids, size=size, temper=temper)
+        if not cands.size:
+            continue
+        weights = np.diff(cum, prepend=0.0)
+        allowed = [int(c) for c in root.hidden if not (root.voids >> suit_of(int(c))) & 1]
+        row = sums[state.variant.value]
+        for c in allowed:
+            if c in held:
+                row[0] += float(weights[(cands >> c) & 1 == 1].sum())
+                row[1] += root.need / len(allowed)
+                row[2] += 1
+        row[3] += effective_size(cum)
+        row[4] += 1
+    return {v: [post / n, prior / n, ess / m] for v, (post, prior, n, ess, m) in sums.items()}
+
 def main(argv: list[str] | None = None) -> None:
     """Fit the belief table (``fit``) or check one on fresh games (``check``)."""
     parser = argparse.ArgumentParser(prog="python -m agent.inference", description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["fit", "check"])
+    parser.add_argument("command", choices=["fit", "check", "record", "fit-policy", "check-policy"])
+    parser.add_argument("files", nargs="*", type=Path, help="recorded plays (fit-policy)")
     parser.add_argument("--player", default="flat", help="the player both seats use")
     parser.add_argument("--games", type=int, default=300, help="deals of each variant")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--table", type=Path, default=TABLE_PATH, help="the table written or checked")
+    parser.add_argument("--policy", type=Path, default=POLICY_PATH, help="the policy written (fit-policy)")
+    parser.add_argument("--out", type=Path, default=Path("plays.npz"), help="where record writes")
+    parser.add_argument("--size", type=int, default=2048, help="candidate hands per decision (check-policy)")
+    parser.add_argument("--temper", type=float, default=1.0, help="likelihood exponent (check-policy)")
     args = parser.parse_args(argv)
+    if args.command == "record":
+        plays = record_plays(args.player, args.games, args.seed)
+        np.savez_compressed(args.out, **plays)  # type: ignore[arg-type]
+        print(f"{len(plays['chosen'])} plays -> {args.out}")
+        return
+    if args.command == "fit-policy":
+        loaded = [np.load(f) for f in args.files]
+        plays = {k: np.concatenate([d[k] for d in loaded]) for k in RECORD_COLUMNS}
+        theta = fit_policy(plays)
+        args.policy.write_text(json.dumps({"plays": len(plays["chosen"]), "files": [f.name for f in args.files],
+                                           "theta": theta}, indent=1) + "\n")
+        print(f"policy from {len(plays['chosen'])} plays -> {args.policy}")
+        return
+    if args.command == "check-policy":
+        posterior = check_policy(args.player, args.games, args.seed, size=args.size, temper=args.temper)
+        print(f"probability of the opponent's real hidden cards, {args.player}, {args.games} deals of each "
+              f"variant (seed {args.seed}, pool {args.size}, temper {args.temper}):")
+        for name, (post, prior, ess) in posterior.items():
+            print(f"  {name:9s} posterior {post:.4f}   prior {prior:.4f}   ratio {post / prior:.3f}   "
+                  f"effective pool {ess:.0f}")
+        return
     if args.command == "fit":
         tally = fit(args.player, args.games, args.seed)
         write_table(tally, {"player": args.player, "games_per_variant": args.games, "seed": args.seed}, args.table)

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from agent.alphabeta import solve_value
-from agent.determinize import Root, sample_world
+from agent.determinize import Root, sample_from_pool, sample_world
 from agent.playout import GUIDED, guided_card, playout, random_card
 from agent.world import (
     NOGIL,
@@ -187,13 +187,17 @@ def backup(player: np.ndarray, visits: np.ndarray, reward: np.ndarray, path: np.
 def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray,
                visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
                w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, card_w: np.ndarray, cfm: bool,
-               iterations: int, c_explore: float, delta: float, policy: int, eps: float, draws: bool) -> None:
+               iterations: int, c_explore: float, delta: float, policy: int, eps: float, draws: bool,
+               pool: np.ndarray, cum: np.ndarray) -> None:
     """Run ``iterations`` ISMCTS iterations on the tree held in the arrays."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
     path = np.empty(64, dtype=np.int64)  # 40 plays and 10 chance nodes at most
     for _ in range(iterations):
-        sample_world(w0, hidden, need, voids, w, stock, card_w)
+        if pool.shape[0] > 0:
+            sample_from_pool(w0, hidden, pool, cum, w, stock)
+        else:
+            sample_world(w0, hidden, need, voids, w, stock, card_w)
         depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore, draws)
         p0 = playout(w, stock, cfm, policy, eps)
         backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
@@ -216,13 +220,17 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
                     visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
                     w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, card_w: np.ndarray, cfm: bool,
                     iterations: int, c_explore: float, delta: float, policy: int, eps: float,
-                    leaf_cards: int, tt: np.ndarray, nodes: np.ndarray, draws: bool) -> None:
+                    leaf_cards: int, tt: np.ndarray, nodes: np.ndarray, draws: bool, pool: np.ndarray,
+                    cum: np.ndarray) -> None:
     """ISMCTS whose playouts end in the exact solver once a world's hands are down to ``leaf_cards``."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
     path = np.empty(64, dtype=np.int64)  # 40 plays and 10 chance nodes at most
     for _ in range(iterations):
-        sample_world(w0, hidden, need, voids, w, stock, card_w)
+        if pool.shape[0] > 0:
+            sample_from_pool(w0, hidden, pool, cum, w, stock)
+        else:
+            sample_world(w0, hidden, need, voids, w, stock, card_w)
         depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore, draws)
         advance(w, stock, cfm, policy, eps, leaf_cards)
         p0 = w[W_P0]
@@ -238,17 +246,19 @@ def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.7, d
 
     With ``leaf_cards`` > 0 each playout stops once the stock is empty and the hands hold at
     most that many cards, and the exact solver (transposition table ``tt``) values the rest.
-    Worlds draw the opponent's hidden cards by ``root.card_w`` when it is not empty.
+    Worlds draw the opponent's hidden cards from ``root.pool`` by weight when it is not empty,
+    otherwise by ``root.card_w`` when that is not empty, otherwise uniformly.
     """
     if leaf_cards > 0:
         assert tt is not None
         run_ismcts_leaf(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
                         tree.size, root.w, root.hidden, root.need, root.voids, root.card_w, root.cfm,
-                        iterations, c_explore, delta, policy, eps, leaf_cards, tt, np.zeros(1, dtype=np.int64), draws)
+                        iterations, c_explore, delta, policy, eps, leaf_cards, tt, np.zeros(1, dtype=np.int64), draws,
+                        root.pool, root.cum)
         return
     run_ismcts(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
                tree.size, root.w, root.hidden, root.need, root.voids, root.card_w, root.cfm,
-               iterations, c_explore, delta, policy, eps, draws)
+               iterations, c_explore, delta, policy, eps, draws, root.pool, root.cum)
 
 
 @njit(cache=True, nogil=NOGIL)

@@ -4,7 +4,9 @@ The agent is always the player to move.  Two optional fields carry more public
 information when the caller has it:
 
 - ``history``: the finished tricks in order, each ``{"leader": "me" | "him",
-  "cards": [lead, follow]}``;
+  "cards": [lead, follow]}`` and, optionally, ``"draws": {"me": card, "him": card}``
+  (the cards each player drew after the trick, shown face up, while the stock lasted:
+  with them the agent can rebuild the opponent's hand at each of its plays);
 - ``hispoints``: the opponent's points so far.
 
 >>> s = parse_state({"hand": ["K 3", "K KAVAL", "D 2", "D AS", "B 7"],
@@ -51,7 +53,7 @@ class AgentState:
     """A validated agent state.  Seat 0 is the agent (``ME``), seat 1 the opponent.
 
     ``history`` is None when the caller did not send it; its tricks use the
-    same seat numbering and carry no draws.
+    same seat numbering and carry the draws when the caller sent them.
     """
 
     hand: tuple[Card, ...]
@@ -129,10 +131,7 @@ class AgentState:
             "cfm": self.cfm,
         }
         if self.history is not None:
-            out["history"] = [
-                {"leader": "me" if t.leader == ME else "him", "cards": [card_name(c) for c in t.cards]}
-                for t in self.history
-            ]
+            out["history"] = [_trick_dict(t) for t in self.history]
         if self.hispoints is not None:
             out["hispoints"] = self.hispoints
         return out
@@ -140,6 +139,14 @@ class AgentState:
     def to_json(self) -> str:
         """Return the state as a JSON string."""
         return json.dumps(self.to_dict())
+
+
+def _trick_dict(trick: Trick) -> dict[str, Any]:
+    out: dict[str, Any] = {"leader": "me" if trick.leader == ME else "him",
+                           "cards": [card_name(c) for c in trick.cards]}
+    if trick.draws:
+        out["draws"] = {"me" if seat == ME else "him": card_name(c) for seat, c in trick.draws}
+    return out
 
 
 def _card_list(data: Mapping[str, Any], key: str) -> tuple[Card, ...]:
@@ -245,6 +252,8 @@ def parse_state(data: Mapping[str, Any] | str | bytes) -> AgentState:
     history = None
     if data.get("history") is not None:
         history = _parse_history(data["history"], played, points, leading=not inplay)
+        if any(t.draws for t in history):
+            _check_draws(history, hand, hiscards, inplay)
     return AgentState(hand, hiscards, unknown, inplay, points, cfm, history, hispoints)
 
 
@@ -272,7 +281,7 @@ def _parse_history(raw: Any, played: frozenset[Card], points: int, *, leading: b
         if tricks and tricks[-1].winner != leader:
             raise InvalidStateError(f"'history'[{i}]: the winner of the previous trick leads, not this player")
         winner = (leader + trick_winner_offset(lead, follow)) % 2
-        trick = Trick(leader=leader, cards=(lead, follow), winner=winner)
+        trick = Trick(leader=leader, cards=(lead, follow), winner=winner, draws=_parse_draws(item, i, winner))
         if winner == ME:
             my_points += trick.points
         tricks.append(trick)
@@ -283,6 +292,40 @@ def _parse_history(raw: Any, played: frozenset[Card], points: int, *, leading: b
     if my_points != points:
         raise InvalidStateError(f"'history' gives the agent {my_points} points, but 'points' is {points}")
     return tuple(tricks)
+
+
+def _parse_draws(item: Mapping[str, Any], i: int, winner: int) -> tuple[tuple[int, Card], ...]:
+    raw = item.get("draws")
+    if raw is None:
+        return ()
+    if not isinstance(raw, Mapping) or set(raw) != {"me", "him"}:
+        raise InvalidStateError(f"'history'[{i}].draws must be {{\"me\": card, \"him\": card}}")
+    try:
+        drawn = {ME: parse_card(raw["me"]), HIM: parse_card(raw["him"])}
+    except CardError as exc:
+        raise InvalidStateError(f"'history'[{i}].draws: {exc}") from None
+    # The winner draws first, as in the rules package's tricks.
+    return ((winner, drawn[winner]), (1 - winner, drawn[1 - winner]))
+
+
+def _check_draws(history: tuple[Trick, ...], hand: tuple[Card, ...], hiscards: tuple[Card, ...],
+                 inplay: tuple[Card, ...]) -> None:
+    """Check that the draws are complete and that every drawn card went where it could go."""
+    with_draws = min(len(history), 10)
+    if any(not t.draws for t in history[:with_draws]) or any(t.draws for t in history[with_draws:]):
+        raise InvalidStateError(f"'history': draws must be given for each of the first {with_draws} tricks "
+                                "(those played while the stock lasted) and no other")
+    later_plays: dict[int, set[Card]] = {ME: set(hand), HIM: set(hiscards) | set(inplay)}
+    for i in range(len(history) - 1, -1, -1):
+        trick = history[i]
+        for seat, card in trick.draws:
+            if card not in later_plays[seat]:
+                raise InvalidStateError(
+                    f"'history'[{i}].draws: {card_name(card)} is neither held nor played later by "
+                    f"{'the agent' if seat == ME else 'the opponent'}")
+            later_plays[seat].discard(card)
+        for k, card in enumerate(trick.cards):
+            later_plays[trick.seat_of(k)].add(card)
 
 
 def state_from_view(view: PlayerView, *, with_history: bool = True) -> AgentState:
@@ -305,6 +348,7 @@ def state_from_view(view: PlayerView, *, with_history: bool = True) -> AgentStat
                 leader=ME if t.leader == seat else HIM,
                 cards=t.cards,
                 winner=ME if t.winner == seat else HIM,
+                draws=tuple((ME if s == seat else HIM, c) for s, c in t.draws),
             )
             for t in view.history
         )

@@ -1,0 +1,258 @@
+"""A model of how the opponent chooses its cards, and the worlds it makes likely.
+
+The opponent's hidden cards all come from its first ten (every card drawn from the stock
+is shown), so every play it made while cards were hidden was made from a hand holding
+exactly today's hidden cards plus cards whose place the agent knows.  Given a candidate
+set of hidden cards the agent can therefore rebuild the opponent's hand at each of its
+past decisions and ask how likely the card it really played was.
+
+The policy is a conditional logit: each legal card gets a score ``theta . f(card)`` from a
+few features of the card in its hand and trick (points, strength, suit length, whether it
+is the best card left in its suit, whether it takes the trick, ...), and the player picks
+card ``c`` with probability ``exp(score_c) / sum exp(score)``.  Leads and answers have
+their own weights, and so has each variant.  ``theta`` is fit on recorded games
+(``python -m agent.inference fit-policy``) and shipped as ``opponent_policy.json``.
+
+At a decision the agent draws a pool of candidate hidden hands (uniform, consistent with
+what it knows), weighs each by the likelihood of the opponent's plays so far (tempered by
+``temper``), and its search then draws worlds from the pool by weight (a particle
+posterior).  The history must carry the trick's draws for the hands to be rebuilt; without
+them the agent falls back to uniform worlds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from agent.tables import POINTS_ARR, SUIT_ARR, SUIT_MASKS
+from agent.world import NOGIL, popcount
+from tressette import HIM, AgentState, mask_of
+
+POLICY_PATH = Path(__file__).with_name("opponent_policy.json")
+N_FEATURES = 16
+"""Features of one card; leads use the first block of the weights, answers the second."""
+N_WEIGHTS = 2 * N_FEATURES
+NO_POOL = np.empty(0, dtype=np.int64)
+NO_CUM = np.empty(0, dtype=np.float64)
+
+
+@njit(cache=True, nogil=NOGIL)
+def card_features(hand: int, lead: int, gone: int, legal: int, c: int, out: np.ndarray) -> None:
+    """Fill ``out[0:N_WEIGHTS]`` with the features of playing ``c`` from ``hand``.
+
+    ``lead`` is the card on the table (-1 when leading), ``gone`` the cards played before
+    (the lead included), ``legal`` the cards that may be played.
+    """
+    out[:] = 0.0
+    base = 0 if lead < 0 else N_FEATURES
+    s = SUIT_ARR[c]
+    suit = SUIT_MASKS[s]
+    stronger = suit & ((np.int64(1) << c) - 1)
+    weaker = suit & ~stronger & ~(np.int64(1) << c)
+    pts = POINTS_ARR[c]
+    out[base + 0] = 1.0 if pts == 3 else 0.0
+    out[base + 1] = 1.0 if pts == 1 else 0.0
+    out[base + 2] = (9 - c % 10) / 9.0
+    n_suit = popcount(hand & suit)
+    out[base + 3] = n_suit / 10.0
+    out[base + 4] = 1.0 if n_suit == 1 else 0.0
+    outside = stronger & ~hand & ~gone
+    out[base + 5] = 1.0 if outside == 0 else 0.0
+    out[base + 6] = 1.0 if (hand & stronger) == 0 else 0.0
+    out[base + 7] = 1.0 if (hand & weaker) == 0 else 0.0
+    out[base + 8] = popcount(outside) / 9.0
+    if lead < 0:
+        # Leading a card that cannot be taken and holds points, or keeping the suit's
+        # top for later, are the decisions that say most about the rest of a hand.
+        out[base + 9] = out[base + 5] * pts / 3.0
+        out[base + 10] = popcount(weaker & hand) / 9.0
+        return
+    wins = SUIT_ARR[c] == SUIT_ARR[lead] and c < lead
+    winners = legal & SUIT_MASKS[SUIT_ARR[lead]] & ((np.int64(1) << lead) - 1)
+    lead_pts = POINTS_ARR[lead] / 3.0
+    min_pts = 9
+    max_loser_pts = -1
+    for x in range(40):
+        if (legal >> x) & 1:
+            if POINTS_ARR[x] < min_pts:
+                min_pts = POINTS_ARR[x]
+            if not (winners >> x) & 1 and POINTS_ARR[x] > max_loser_pts:
+                max_loser_pts = POINTS_ARR[x]
+    out[base + 9] = 1.0 if wins else 0.0
+    out[base + 10] = lead_pts if wins else 0.0
+    out[base + 11] = pts / 3.0 if wins else 0.0
+    # The weakest winner is the highest code among the winners.
+    out[base + 12] = 1.0 if wins and (winners >> (c + 1)) == 0 else 0.0
+    out[base + 13] = 1.0 if pts == min_pts else 0.0
+    out[base + 14] = 1.0 if not wins and pts == max_loser_pts else 0.0
+    out[base + 15] = 0.0 if wins else pts / 3.0
+
+
+@njit(cache=True, nogil=NOGIL)
+def legal_of(hand: int, lead: int) -> int:
+    """Return the cards of ``hand`` that may be played on ``lead`` (-1: any)."""
+    if lead >= 0:
+        follow = hand & SUIT_MASKS[SUIT_ARR[lead]]
+        if follow:
+            return follow
+    return hand
+
+
+@njit(cache=True, nogil=NOGIL)
+def log_prob(theta: np.ndarray, hand: int, lead: int, gone: int, chosen: int, buf: np.ndarray) -> float:
+    """Return log P(``chosen``) under the policy ``theta`` for one decision."""
+    legal = legal_of(hand, lead)
+    if not (legal >> chosen) & 1:
+        return -1e9  # this hand could not have played the card: the world is impossible
+    best = -1e300
+    s_chosen = 0.0
+    scores = np.empty(40, dtype=np.float64)
+    for c in range(40):
+        if (legal >> c) & 1:
+            card_features(hand, lead, gone, legal, c, buf)
+            s = 0.0
+            for k in range(N_WEIGHTS):
+                s += theta[k] * buf[k]
+            scores[c] = s
+            if s > best:
+                best = s
+            if c == chosen:
+                s_chosen = s
+    total = 0.0
+    for c in range(40):
+        if (legal >> c) & 1:
+            total += math.exp(scores[c] - best)
+    return s_chosen - best - math.log(total)
+
+
+@njit(cache=True, nogil=NOGIL)
+def pool_log_likelihoods(theta: np.ndarray, cands: np.ndarray, fixed: np.ndarray, leads: np.ndarray,
+                         gone: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """Return, per candidate hidden hand, the log likelihood of all the opponent's past plays.
+
+    Decision ``k`` was made from the hand ``cands[i] | fixed[k]``.
+    """
+    out = np.zeros(cands.shape[0], dtype=np.float64)
+    buf = np.empty(N_WEIGHTS, dtype=np.float64)
+    for i in range(cands.shape[0]):
+        ll = 0.0
+        for k in range(fixed.shape[0]):
+            ll += log_prob(theta, cands[i] | fixed[k], leads[k], gone[k], chosen[k], buf)
+        out[i] = ll
+    return out
+
+
+@njit(cache=True, nogil=NOGIL)
+def draw_candidates(hidden: np.ndarray, need: int, voids: int, m: int) -> np.ndarray:
+    """Return ``m`` uniformly drawn masks of ``need`` hidden cards outside the ``voids`` suits."""
+    ok = np.empty(hidden.shape[0], dtype=np.int64)
+    n_ok = 0
+    for c in hidden:
+        if not (voids >> (c // 10)) & 1:
+            ok[n_ok] = c
+            n_ok += 1
+    out = np.zeros(m, dtype=np.int64)
+    for i in range(m):
+        for j in range(need):
+            r = j + np.random.randint(n_ok - j)
+            t = ok[j]
+            ok[j] = ok[r]
+            ok[r] = t
+            out[i] |= np.int64(1) << ok[j]
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class PastPlays:
+    """The opponent's plays made while cards were hidden, as the kernels take them.
+
+    Play ``k`` chose ``chosen[k]`` on ``leads[k]`` (-1: it led) with ``gone[k]`` already
+    played, from a hand of today's hidden cards plus ``fixed[k]``.
+    """
+
+    fixed: np.ndarray
+    leads: np.ndarray
+    gone: np.ndarray
+    chosen: np.ndarray
+
+
+def past_plays(state: AgentState) -> PastPlays | None:
+    """Return the opponent's past plays with their rebuilt hands, or None without draws in ``history``.
+
+    The opponent's hand at a play is its first ten cards plus its draws so far, minus its
+    plays so far.  Its first ten are today's hidden cards plus every card it played that it
+    had not drawn, so everything but today's hidden cards is known.
+    """
+    history = state.history
+    if history is None:
+        return None
+    if any(len(trick.draws) != 2 for trick in history):
+        return None  # while cards are hidden the stock lasts, so every trick so far had draws
+    drew: list[int] = []
+    played: list[int] = []  # the opponent's plays, in order
+    events: list[tuple[int, int, int, int]] = []  # (lead or -1, card, gone mask, its draws before)
+    gone = 0
+    for trick in history:
+        lead, answer = trick.cards
+        if trick.leader == HIM:
+            events.append((-1, lead, gone, len(drew)))
+        else:
+            events.append((lead, answer, gone | 1 << lead, len(drew)))
+        played.append(lead if trick.leader == HIM else answer)
+        gone |= 1 << lead | 1 << answer
+        drew += [card for seat, card in trick.draws if seat == HIM]
+    if state.inplay:
+        events.append((-1, state.inplay[0], gone, len(drew)))
+        played.append(state.inplay[0])
+    drawn = set(drew)
+    initial_played = mask_of(c for c in played if c not in drawn)
+    rows = []
+    for k, (lead, card, gone_k, n_drew) in enumerate(events):
+        before = mask_of(played[:k])
+        fixed = (initial_played | mask_of(drew[:n_drew])) & ~before
+        rows.append((fixed, lead, gone_k, card))
+    if not rows:
+        return PastPlays(NO_POOL, NO_POOL, NO_POOL, NO_POOL)
+    cols = list(zip(*rows, strict=True))
+    return PastPlays(*(np.array(col, dtype=np.int64) for col in cols))
+
+
+@cache
+def load_policy(path: Path = POLICY_PATH) -> dict[bool, np.ndarray]:
+    """Return the fitted weights per ``cfm`` (empty when no policy has been fit)."""
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    return {variant == "kifameno": np.array(theta, dtype=np.float64) for variant, theta in data["theta"].items()}
+
+
+def particle_pool(state: AgentState, hidden: np.ndarray, need: int, voids: int, *, size: int = 2048,
+                  temper: float = 1.0, theta: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Return (candidate hidden hands, their cumulative normalised weights) for the search.
+
+    Empty arrays when nothing can be learnt (no draws in the history, no plays yet, no policy).
+    """
+    if theta is None:
+        theta = load_policy().get(state.cfm)
+    plays = past_plays(state)
+    if theta is None or plays is None or plays.fixed.shape[0] == 0 or need == 0:
+        return NO_POOL, NO_CUM
+    cands = draw_candidates(hidden, need, voids, size)
+    ll = pool_log_likelihoods(theta, cands, plays.fixed, plays.leads, plays.gone, plays.chosen)
+    weights = np.exp(temper * (ll - ll.max()))
+    cum = np.cumsum(weights)
+    return cands, cum / cum[-1]
+
+
+def effective_size(cum: np.ndarray) -> float:
+    """Return the pool's effective sample size (1 / sum of squared normalised weights)."""
+    w = np.diff(cum, prepend=0.0)
+    return float(1.0 / np.sum(w * w)) if w.size else 0.0
+

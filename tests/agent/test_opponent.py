@@ -1,0 +1,231 @@
+"""The opponent model: rebuilt past hands, the policy fit, the weighted pool (agent.opponent)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from agent.determinize import make_root, sample_from_pool
+from agent.inference import choice_features, fit_logit, fit_policy, record_plays
+from agent.opponent import (
+    N_WEIGHTS,
+    card_features,
+    draw_candidates,
+    legal_of,
+    load_policy,
+    log_prob,
+    particle_pool,
+    past_plays,
+)
+from agent.playout import seed_kernels
+from agent.world import W_H1, W_SIZE
+from tressette import Deal, InvalidStateError, Variant, mask_of, parse_state, state_from_view, view_of
+
+
+def test_past_hands_are_rebuilt_exactly_from_the_hidden_cards_and_the_draws() -> None:
+    """At every decision, today's real hidden cards plus ``fixed`` give the opponent's real hand at each past play."""
+    checked = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        deal = Deal.new((Variant.TRESSETTE, Variant.KIFAMENO)[seed % 2], seed % 2, rng)
+        hands: dict[int, list[int]] = {0: [], 1: []}
+        chosen: dict[int, list[int]] = {0: [], 1: []}
+        while not deal.is_over:
+            seat = deal.to_move
+            state = state_from_view(view_of(deal, seat))
+            if not state.all_known:
+                plays = past_plays(state)
+                assert plays is not None
+                hidden_held = mask_of(set(deal.hands[1 - seat]) & set(state.hidden))
+                real = hands[1 - seat]
+                assert plays.fixed.shape[0] == len(real)
+                for k, hand in enumerate(real):
+                    assert hidden_held | int(plays.fixed[k]) == hand
+                    assert int(plays.chosen[k]) == chosen[1 - seat][k]
+                checked += len(real)
+            hands[seat].append(mask_of(deal.hands[seat]))
+            card = rng.choice(deal.legal_moves())
+            chosen[seat].append(card)
+            deal.play(card)
+    assert checked > 1000
+
+
+def test_without_draws_nothing_is_rebuilt() -> None:
+    """A history without draws (an older caller) gives no past plays, so worlds stay uniform."""
+    rng = random.Random(4)
+    deal = Deal.new(Variant.TRESSETTE, 0, rng)
+    for _ in range(6):
+        deal.play(rng.choice(deal.legal_moves()))
+    data = state_from_view(view_of(deal, deal.to_move)).to_dict()
+    for trick in data["history"]:
+        del trick["draws"]
+    state = parse_state(data)
+    assert past_plays(state) is None
+    root = make_root(state)
+    pool, cum = particle_pool(state, root.hidden, root.need, root.voids, size=64, theta=np.ones(N_WEIGHTS))
+    assert pool.size == 0 and cum.size == 0
+
+
+def test_draws_round_trip_and_bad_draws_are_refused() -> None:
+    """The draws survive JSON; a drawn card that went nowhere, or draws on some tricks only, are refused."""
+    rng = random.Random(8)
+    deal = Deal.new(Variant.KIFAMENO, 1, rng)
+    for _ in range(8):
+        deal.play(rng.choice(deal.legal_moves()))
+    state = state_from_view(view_of(deal, deal.to_move))
+    assert all(len(t.draws) == 2 for t in state.history or ())
+    assert parse_state(state.to_json()) == state
+    data = state.to_dict()
+    mine = data["history"][0]["draws"]["me"]
+    data["history"][0]["draws"] = {"me": data["history"][0]["draws"]["him"], "him": mine}
+    with pytest.raises(InvalidStateError, match="draws"):
+        parse_state(data)
+    data = state.to_dict()
+    del data["history"][1]["draws"]
+    with pytest.raises(InvalidStateError, match="draws must be given"):
+        parse_state(data)
+    data = state.to_dict()
+    data["history"][0]["draws"] = {"me": "B 3"}
+    with pytest.raises(InvalidStateError, match="draws"):
+        parse_state(data)
+
+
+def _simulated_plays(theta: np.ndarray, n: int, seed: int) -> dict[str, np.ndarray]:
+    """Plays of random deals where the mover picks by the logit ``theta`` (the hands come from random play)."""
+    rng = random.Random(seed)
+    buf = np.empty(N_WEIGHTS)
+    rows = []
+    while len(rows) < n:
+        deal = Deal.new(Variant.TRESSETTE, 0, rng)
+        while deal.stock:
+            hand = mask_of(deal.hands[deal.to_move])
+            lead = deal.table[0] if deal.table else -1
+            gone = mask_of(c for t in deal.history for c in t.cards) | (1 << lead if lead >= 0 else 0)
+            legal = legal_of(hand, lead)
+            cards = [c for c in range(40) if (legal >> c) & 1]
+            scores = []
+            for c in cards:
+                card_features(hand, lead, gone, legal, c, buf)
+                scores.append(float(theta @ buf))
+            top = max(scores)
+            card = rng.choices(cards, weights=[np.exp(s - top) for s in scores])[0]
+            rows.append((hand, lead, gone, card, 0))
+            deal.play(card)
+    cols = list(zip(*rows, strict=True))
+    return {k: np.array(col, dtype=np.int64) for k, col in zip(("hand", "lead", "gone", "chosen", "cfm"), cols,
+                                                               strict=True)}
+
+
+def test_the_logit_fit_recovers_a_known_policy() -> None:
+    """Choices simulated from known weights are fit back to weights close to them."""
+    theta = np.zeros(N_WEIGHTS)
+    theta[[0, 2, 5, 16 + 9, 16 + 12, 16 + 13]] = [-1.0, -1.5, 1.0, 2.0, 1.0, 1.5]
+    plays = _simulated_plays(theta, 6000, seed=3)
+    x, starts, chosen_at = choice_features(plays, np.arange(len(plays["chosen"])))
+    fitted = fit_logit(x, starts, chosen_at, ridge=0.1)
+    for k in (0, 2, 5, 16 + 9, 16 + 12, 16 + 13):
+        assert abs(fitted[k] - theta[k]) < 0.5, (k, fitted[k], theta[k])
+
+
+def test_log_prob_is_a_distribution_over_the_legal_cards() -> None:
+    """The probabilities of all legal cards sum to one; a card the hand cannot play gets none."""
+    theta = np.linspace(-1, 1, N_WEIGHTS)
+    buf = np.empty(N_WEIGHTS)
+    rng = random.Random(1)
+    for _ in range(50):
+        hand = mask_of(rng.sample(range(40), 10))
+        lead = rng.choice([-1] + [c for c in range(40) if not (hand >> c) & 1])
+        legal = legal_of(hand, lead)
+        total = sum(np.exp(log_prob(theta, hand, lead, 0, c, buf)) for c in range(40) if (legal >> c) & 1)
+        assert total == pytest.approx(1.0)
+        outside = next(c for c in range(40) if not (legal >> c) & 1)
+        assert log_prob(theta, hand, lead, 0, outside, buf) < -1e8
+
+
+def test_pool_worlds_hold_a_pool_entry_in_proportion_to_its_weight() -> None:
+    """The opponent of a pool world holds exactly its known cards plus one entry, drawn by weight."""
+    rng = random.Random(5)
+    deal = Deal.new(Variant.TRESSETTE, 0, rng)
+    for _ in range(4):
+        deal.play(rng.choice(deal.legal_moves()))
+    state = state_from_view(view_of(deal, deal.to_move))
+    root = make_root(state)
+    seed_kernels(2)
+    pool = draw_candidates(root.hidden, root.need, root.voids, 3)
+    cum = np.array([0.1, 0.4, 1.0])
+    w = np.empty(W_SIZE, dtype=np.int64)
+    stock = np.empty(40, dtype=np.int64)
+    counts = [0, 0, 0]
+    known = mask_of(state.opponent_known)
+    hidden = mask_of(int(c) for c in root.hidden)
+    for _ in range(6000):
+        sample_from_pool(root.w, root.hidden, pool, cum, w, stock)
+        held = int(w[W_H1]) & ~known
+        i = [int(p) for p in pool].index(held)
+        counts[i] += 1
+        assert mask_of(int(c) for c in stock[:state.stock_size]) | held == hidden
+    assert counts[0] / 6000 == pytest.approx(0.1, abs=0.02)
+    assert counts[1] / 6000 == pytest.approx(0.3, abs=0.025)
+    assert counts[2] / 6000 == pytest.approx(0.6, abs=0.025)
+
+
+def test_the_shipped_policy_puts_more_weight_on_the_real_hidden_cards() -> None:
+    """On fresh self-play the pool's posterior holds the opponent's real hidden cards more often than the prior.
+
+    The player is ``greedy`` (fast, and not the player the shipped policy was fit on).
+    """
+    policy = load_policy()
+    assert set(policy) == {False, True} and all(t.shape == (N_WEIGHTS,) for t in policy.values())
+    seed_kernels(9)
+    post = prior = 0.0
+    for seed in range(12):
+        rng = random.Random(seed)
+        deal = Deal.new((Variant.TRESSETTE, Variant.KIFAMENO)[seed % 2], seed % 2, rng)
+        while deal.stock:
+            state = state_from_view(view_of(deal, deal.to_move))
+            root = make_root(state)
+            pool, cum = particle_pool(state, root.hidden, root.need, root.voids, size=512)
+            if pool.size:
+                weights = np.diff(cum, prepend=0.0)
+                held = mask_of(deal.hands[1 - deal.to_move])
+                allowed = [int(c) for c in root.hidden if not (root.voids >> (int(c) // 10)) & 1]
+                for c in allowed:
+                    if (held >> c) & 1:
+                        post += float(weights[(pool >> c) & 1 == 1].sum())
+                        prior += root.need / len(allowed)
+            deal.play(_greedy(deal, rng))
+    assert post > 1.05 * prior
+
+
+def _greedy(deal: Deal, rng: random.Random) -> int:
+    from agent.baselines import greedy_policy
+
+    return greedy_policy(state_from_view(view_of(deal, deal.to_move)), rng)
+
+
+def test_recorded_plays_fit_a_policy_for_each_variant() -> None:
+    """A few recorded games give a weight vector per variant."""
+    plays = record_plays("greedy", 3, seed=1)
+    assert set(plays["cfm"]) == {0, 1}
+    assert all(len(col) == len(plays["chosen"]) for col in plays.values())
+    theta = fit_policy(plays)
+    assert set(theta) == {"tressette", "kifameno"} and all(len(t) == N_WEIGHTS for t in theta.values())
+
+
+def test_a_search_on_a_weighted_pool_plays_legal_reproducible_cards() -> None:
+    """With the pool on, decisions at every stage are legal and a seed repeats them."""
+    from agent.decide import SearchConfig, decide
+
+    config = SearchConfig(particles=256)
+    for seed in range(6):
+        rng = random.Random(seed)
+        deal = Deal.new((Variant.TRESSETTE, Variant.KIFAMENO)[seed % 2], seed % 2, rng)
+        for _ in range(3 + 2 * seed):
+            deal.play(rng.choice(deal.legal_moves()))
+        state = state_from_view(view_of(deal, deal.to_move))
+        first = decide(state, iterations=1500, seed=seed, config=config)
+        again = decide(state, iterations=1500, seed=seed, config=config)
+        assert first.card in state.legal_moves()
+        assert (first.card, first.stats) == (again.card, again.stats)
