@@ -121,10 +121,12 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     if len(legal) == 1:
         return Decision(legal[0], "mcts", 0, None, {card_name(legal[0]): {"visits": 0, "mean": None}},
                         (time.perf_counter() - start) * 1000)
+    seeds = random.Random(seed).sample(range(1, 2**31), max(1, jobs) + 1)
+    if seed is not None:
+        seed_kernels(seeds[-1])  # the opponent model's candidate hands are drawn here
     root = make_root(state, use_voids=config.use_voids, beliefs=config.beliefs, particles=config.particles,
                      temper=config.temper)
     deadline = start + time_ms / 1000.0
-    seeds = random.Random(seed).sample(range(1, 2**31), max(1, jobs))
     limit = iterations if iterations is not None else 1 << 62
     per_job = [limit // jobs + (1 if i < limit % jobs else 0) for i in range(jobs)] if jobs > 1 else [limit]
 
