@@ -76,14 +76,18 @@ class MatchResult:
     b: str
     variant: str
     deals: int
+    seed: int = 0
     stats: dict[str, SideStats] = field(default_factory=dict)
+    per_deal: list[int] = field(default_factory=list)
+    """A's wins (0, 1 or 2) in each duplicate deal, in deal order: for paired comparisons."""
 
     def summary(self) -> dict[str, Any]:
         """Return the figures as JSON-ready data."""
         a = self.stats["A"]
         rate, lo, hi = wilson(a.wins, a.games)
         out: dict[str, Any] = {"a": self.a, "b": self.b, "variant": self.variant, "deals": self.deals,
-                               "games": a.games, "a_win_rate": rate, "a_ci95": [lo, hi]}
+                               "games": a.games, "a_win_rate": rate, "a_ci95": [lo, hi],
+                               "seed": self.seed, "per_deal": self.per_deal}
         for side in ("A", "B"):
             s = self.stats[side]
             out[side] = asdict(s) | {
@@ -161,7 +165,7 @@ def run_match(a: str, b: str, variant: Variant, deals: int, seed: int, jobs: int
               progress: bool = True) -> MatchResult:
     """Play ``deals`` duplicate deals (2 games each) between A and B."""
     make_player(a), make_player(b)  # fail fast on a bad name
-    result = MatchResult(a, b, variant.value, deals, {"A": SideStats(), "B": SideStats()})
+    result = MatchResult(a, b, variant.value, deals, seed, {"A": SideStats(), "B": SideStats()})
     tasks = [(a, b, variant.value, seed * 1_000_003 + i) for i in range(deals)]
     bar = tqdm(total=deals, disable=not progress, desc=f"{a} vs {b}", unit="deal", file=sys.stderr)
     warm_players(a, b)  # compile outside the timed moves
@@ -180,6 +184,7 @@ def run_match(a: str, b: str, variant: Variant, deals: int, seed: int, jobs: int
 def _accumulate(result: MatchResult, r: dict[str, SideStats], bar: Any) -> None:
     for side in ("A", "B"):
         result.stats[side].add(r[side])
+    result.per_deal.append(r["A"].wins)
     a = result.stats["A"]
     bar.set_postfix(A=f"{a.wins / max(1, a.games):.3f}")
     bar.update(1)

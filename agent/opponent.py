@@ -36,7 +36,7 @@ from agent.world import NOGIL, popcount
 from tressette import HIM, AgentState, mask_of
 
 POLICY_PATH = Path(__file__).with_name("opponent_policy.json")
-N_FEATURES = 16
+N_FEATURES = 32
 """Features of one card; leads use the first block of the weights, answers the second."""
 N_WEIGHTS = 2 * N_FEATURES
 NO_POOL = np.empty(0, dtype=np.int64)
@@ -68,11 +68,29 @@ def card_features(hand: int, lead: int, gone: int, legal: int, c: int, out: np.n
     out[base + 6] = 1.0 if (hand & stronger) == 0 else 0.0
     out[base + 7] = 1.0 if (hand & weaker) == 0 else 0.0
     out[base + 8] = popcount(outside) / 9.0
+    # Strength as one indicator per rank (how attractive a card is, is far from linear in
+    # its rank), and suit length by buckets.
+    out[base + 16 + c % 10] = 1.0
+    out[base + 26 + min(n_suit, 5) - 1] = 1.0
     if lead < 0:
         # Leading a card that cannot be taken and holds points, or keeping the suit's
         # top for later, are the decisions that say most about the rest of a hand.
         out[base + 9] = out[base + 5] * pts / 3.0
         out[base + 10] = popcount(weaker & hand) / 9.0
+        # Does the hand hold the suit's best card left (other than this one), and how many
+        # of the suit's point cards does it hold.
+        mine = hand & suit
+        holds_master = 0.0
+        pts_in_suit = 0
+        for x in range(s * 10, s * 10 + 10):
+            if (mine >> x) & 1:
+                if POINTS_ARR[x] > 0:
+                    pts_in_suit += 1
+                if x != c and (suit & ((np.int64(1) << x) - 1) & ~hand & ~gone) == 0:
+                    holds_master = 1.0
+        out[base + 11] = holds_master
+        out[base + 12] = pts_in_suit / 6.0
+        out[base + 13] = holds_master * (1.0 if pts == 0 else 0.0)
         return
     wins = SUIT_ARR[c] == SUIT_ARR[lead] and c < lead
     winners = legal & SUIT_MASKS[SUIT_ARR[lead]] & ((np.int64(1) << lead) - 1)

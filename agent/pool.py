@@ -3,12 +3,18 @@
 Long matches are run in chunks (``arena ... --seed S --json FILE`` with a new
 seed per chunk, so no deal repeats) that survive an interrupted session; this
 adds the chunks up and prints the pooled win rate with its 95% interval.
+
+``treset-agent pool --compare X.json Y.json`` compares two players measured on the
+same deals (same variant, seed and opponent) deal by deal: the luck of a deal is
+shared by both runs, so the difference of their win rates is known far more
+precisely than either rate.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -43,12 +49,35 @@ def pool(summaries: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def compare(x: dict[str, Any], y: dict[str, Any]) -> dict[str, Any]:
+    """Return X's win rate minus Y's over the deals both played, with a paired 95% interval.
+
+    Raises ValueError when the runs are not on the same deals or lack per-deal results.
+    """
+    if (x["variant"], x.get("seed"), x["b"]) != (y["variant"], y.get("seed"), y["b"]):
+        raise ValueError("the runs are not on the same deals against the same opponent "
+                         "(variant, seed and side B must match)")
+    if not x.get("per_deal") or not y.get("per_deal"):
+        raise ValueError("both runs need per-deal results (arena --json writes them)")
+    n = min(len(x["per_deal"]), len(y["per_deal"]))
+    diffs = [(a - b) / 2 for a, b in zip(x["per_deal"][:n], y["per_deal"][:n], strict=True)]
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+    half = 1.96 * math.sqrt(var / n)
+    return {"x": x["a"], "y": y["a"], "b": x["b"], "variant": x["variant"], "deals": n,
+            "x_win_rate": sum(x["per_deal"][:n]) / (2 * n), "y_win_rate": sum(y["per_deal"][:n]) / (2 * n),
+            "difference": mean, "ci95": [mean - half, mean + half]}
+
+
 def main(argv: list[str]) -> int:
-    """Run ``treset-agent pool FILE... [--json]``."""
+    """Run ``treset-agent pool FILE... [--json]`` or ``treset-agent pool --compare X Y``."""
     parser = argparse.ArgumentParser(prog="treset-agent pool", description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", help="arena results written with --json")
     parser.add_argument("--json", action="store_true", help="print the pooled summary as JSON")
+    parser.add_argument("--compare", action="store_true", help="compare two runs on the same deals, deal by deal")
     args = parser.parse_args(argv)
+    if args.compare:
+        return _main_compare(args.files)
     try:
         summaries = []
         for name in args.files:
@@ -71,3 +100,22 @@ def main(argv: list[str]) -> int:
               f"{t['ms_per_move']:.1f} ms/move (max {t['max_move_ms']:.0f})")
     return 0
 
+
+
+def _main_compare(files: list[str]) -> int:
+    try:
+        if len(files) != 2:
+            raise ValueError("--compare takes exactly two arena results")
+        runs = []
+        for name in files:
+            with open(name) as f:
+                runs.append(json.load(f))
+        c = compare(runs[0], runs[1])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"treset-agent pool: {exc}", file=sys.stderr)
+        return 2
+    lo, hi = c["ci95"]
+    print(f"{c['x']} vs {c['y']}, both against {c['b']} · {c['variant']} · {c['deals']} common duplicate deals")
+    print(f"win rates {c['x_win_rate']:.3f} vs {c['y_win_rate']:.3f}: difference {c['difference']:+.3f} "
+          f"(paired 95% CI {lo:+.3f} to {hi:+.3f})")
+    return 0

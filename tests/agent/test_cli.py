@@ -86,3 +86,26 @@ def test_pool_adds_up_arena_chunks(tmp_path: Path) -> None:
     other.write_text(json.dumps({**chunks[0], "variant": "kifameno"}))
     refused = _agent("pool", str(files[0]), str(other))
     assert refused.returncode == 2 and "different matches" in refused.stderr
+
+
+def test_compare_pairs_two_players_deal_by_deal(tmp_path: Path) -> None:
+    """Per-deal results add up to the totals; the paired difference is the mean of per-deal differences."""
+    from agent.pool import compare
+
+    runs = {}
+    for player in ("greedy", "random"):
+        out = tmp_path / f"{player}.json"
+        run = _agent("arena", player, "random", "--deals", "4", "--seed", "3", "--json", str(out), "--no-progress")
+        assert run.returncode == 0, run.stderr
+        runs[player] = json.loads(out.read_text())
+        assert len(runs[player]["per_deal"]) == 4 and sum(runs[player]["per_deal"]) == runs[player]["A"]["wins"]
+    c = compare(runs["greedy"], runs["random"])
+    diffs = [(a - b) / 2 for a, b in zip(runs["greedy"]["per_deal"], runs["random"]["per_deal"], strict=True)]
+    assert c["deals"] == 4 and c["difference"] == sum(diffs) / 4
+    assert c["ci95"][0] <= c["difference"] <= c["ci95"][1]
+    text = _agent("pool", "--compare", str(tmp_path / "greedy.json"), str(tmp_path / "random.json")).stdout
+    assert "4 common duplicate deals" in text
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**runs["random"], "seed": 4}))
+    refused = _agent("pool", "--compare", str(tmp_path / "greedy.json"), str(other))
+    assert refused.returncode == 2 and "same deals" in refused.stderr
