@@ -39,6 +39,8 @@ POLICY_PATH = Path(__file__).with_name("opponent_policy.json")
 N_FEATURES = 32
 """Features of one card; leads use the first block of the weights, answers the second."""
 N_WEIGHTS = 2 * N_FEATURES
+MIX = 0.1
+"""The share of plays assumed random whatever the policy says (see :func:`log_prob`)."""
 NO_POOL = np.empty(0, dtype=np.int64)
 NO_CUM = np.empty(0, dtype=np.float64)
 
@@ -124,8 +126,14 @@ def legal_of(hand: int, lead: int) -> int:
 
 
 @njit(cache=True, nogil=NOGIL)
-def log_prob(theta: np.ndarray, hand: int, lead: int, gone: int, chosen: int, buf: np.ndarray) -> float:
-    """Return log P(``chosen``) under the policy ``theta`` for one decision."""
+def log_prob(theta: np.ndarray, hand: int, lead: int, gone: int, chosen: int, buf: np.ndarray,
+             mix: float = 0.0) -> float:
+    """Return log P(``chosen``) for one decision under the policy ``theta``.
+
+    With ``mix`` > 0 the player follows the policy with probability ``1 - mix`` and plays a
+    uniformly random legal card otherwise, so no single surprising play (a person's slip, a
+    weaker bot) can rule a world out.
+    """
     legal = legal_of(hand, lead)
     if not (legal >> chosen) & 1:
         return -1e9  # this hand could not have played the card: the world is impossible
@@ -144,15 +152,18 @@ def log_prob(theta: np.ndarray, hand: int, lead: int, gone: int, chosen: int, bu
             if c == chosen:
                 s_chosen = s
     total = 0.0
+    n = 0
     for c in range(40):
         if (legal >> c) & 1:
             total += math.exp(scores[c] - best)
-    return s_chosen - best - math.log(total)
+            n += 1
+    p = math.exp(s_chosen - best) / total
+    return math.log((1.0 - mix) * p + mix / n)
 
 
 @njit(cache=True, nogil=NOGIL)
 def pool_log_likelihoods(theta: np.ndarray, cands: np.ndarray, fixed: np.ndarray, leads: np.ndarray,
-                         gone: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+                         gone: np.ndarray, chosen: np.ndarray, mix: float) -> np.ndarray:
     """Return, per candidate hidden hand, the log likelihood of all the opponent's past plays.
 
     Decision ``k`` was made from the hand ``cands[i] | fixed[k]``.
@@ -162,7 +173,7 @@ def pool_log_likelihoods(theta: np.ndarray, cands: np.ndarray, fixed: np.ndarray
     for i in range(cands.shape[0]):
         ll = 0.0
         for k in range(fixed.shape[0]):
-            ll += log_prob(theta, cands[i] | fixed[k], leads[k], gone[k], chosen[k], buf)
+            ll += log_prob(theta, cands[i] | fixed[k], leads[k], gone[k], chosen[k], buf, mix)
         out[i] = ll
     return out
 
@@ -252,7 +263,8 @@ def load_policy(path: Path = POLICY_PATH) -> dict[bool, np.ndarray]:
 
 
 def particle_pool(state: AgentState, hidden: np.ndarray, need: int, voids: int, *, size: int = 2048,
-                  temper: float = 1.0, theta: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  temper: float = 1.0, mix: float = MIX, theta: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """Return (candidate hidden hands, their cumulative normalised weights) for the search.
 
     Empty arrays when nothing can be learnt (no draws in the history, no plays yet, no policy).
@@ -263,7 +275,7 @@ def particle_pool(state: AgentState, hidden: np.ndarray, need: int, voids: int, 
     if theta is None or plays is None or plays.fixed.shape[0] == 0 or need == 0:
         return NO_POOL, NO_CUM
     cands = draw_candidates(hidden, need, voids, size)
-    ll = pool_log_likelihoods(theta, cands, plays.fixed, plays.leads, plays.gone, plays.chosen)
+    ll = pool_log_likelihoods(theta, cands, plays.fixed, plays.leads, plays.gone, plays.chosen, mix)
     weights = np.exp(temper * (ll - ll.max()))
     cum = np.cumsum(weights)
     return cands, cum / cum[-1]
