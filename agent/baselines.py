@@ -90,7 +90,7 @@ _CONFIG_KEYS = {"c": "c_explore", "d": "delta", "e": "eps"}
 
 def _mcts_policy(arg: str) -> MctsPolicy:
     """Parse ``MS`` or ``iN``, then optional ``,cX`` ``,dX`` ``,eX`` ``,pN`` ``,tX`` ``,lN`` ``,random``
-    ``,novoids`` ``,draws`` ``,beliefs`` settings."""
+    ``,novoids`` ``,draws`` settings."""
     budget, *options = arg.split(",") if arg else [""]
     changes: dict[str, object] = {}
     for opt in options:
@@ -98,8 +98,6 @@ def _mcts_policy(arg: str) -> MctsPolicy:
             changes["policy"] = RANDOM
         elif opt == "draws":
             changes["draws"] = True
-        elif opt == "beliefs":
-            changes["beliefs"] = True
         elif opt[:1] == "p" and opt[1:].isdigit():
             changes["particles"] = int(opt[1:])
         elif opt[:1] == "t" and opt[1:].replace(".", "", 1).isdigit():

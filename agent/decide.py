@@ -38,7 +38,6 @@ class SearchConfig:
     use_voids: bool = True
     leaf_cards: int = 0
     draws: bool = False
-    beliefs: bool = False
     particles: int = 0
     temper: float = 1.0
 
@@ -124,8 +123,7 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     seeds = random.Random(seed).sample(range(1, 2**31), max(1, jobs) + 1)
     if seed is not None:
         seed_kernels(seeds[-1])  # the opponent model's candidate hands are drawn here
-    root = make_root(state, use_voids=config.use_voids, beliefs=config.beliefs, particles=config.particles,
-                     temper=config.temper)
+    root = make_root(state, use_voids=config.use_voids, particles=config.particles, temper=config.temper)
     deadline = start + time_ms / 1000.0
     limit = iterations if iterations is not None else 1 << 62
     per_job = [limit // jobs + (1 if i < limit % jobs else 0) for i in range(jobs)] if jobs > 1 else [limit]

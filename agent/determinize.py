@@ -15,13 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from agent.belief import card_weights
 from agent.opponent import NO_CUM, NO_POOL, particle_pool
 from agent.world import NOGIL, W_H0, W_H1, W_LEAD, W_LEADER, W_P0, W_P1, W_SIZE, W_SLEN, W_SPOS, W_TRICKS
 from tressette import HIM, ME, AgentState, mask_of, suit_of
-
-NO_WEIGHTS = np.empty(0, dtype=np.float64)
-"""The ``card_w`` of a root without beliefs: opponent cards are drawn uniformly."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,10 +27,9 @@ class Root:
     ``w`` holds the known part of the world (the opponent's hand holds only its
     known cards), ``hidden`` the cards whose place is unknown, ``need`` how
     many of them the opponent holds, ``voids`` a 4-bit mask of suits the
-    opponent cannot hold hidden cards of, ``card_w`` the opponent's card
-    weights (empty when not used), ``pool`` candidate sets of the opponent's
-    hidden cards with ``cum`` their cumulative weights (empty when not used:
-    see :mod:`agent.opponent`).
+    opponent cannot hold hidden cards of, ``pool`` candidate sets of the
+    opponent's hidden cards with ``cum`` their cumulative weights (empty when
+    not used: see :mod:`agent.opponent`).
     """
 
     w: np.ndarray
@@ -42,7 +37,6 @@ class Root:
     need: int
     voids: int
     cfm: bool
-    card_w: np.ndarray
     pool: np.ndarray
     cum: np.ndarray
 
@@ -57,11 +51,9 @@ def opponent_voids(state: AgentState) -> int:
     return voids
 
 
-def make_root(state: AgentState, *, use_voids: bool = True, beliefs: bool = False, particles: int = 0,
-              temper: float = 1.0) -> Root:
+def make_root(state: AgentState, *, use_voids: bool = True, particles: int = 0, temper: float = 1.0) -> Root:
     """Return the kernels' view of ``state`` (the agent, seat 0, is to move).
 
-    ``beliefs`` adds the card weights of :mod:`agent.belief` (drawn on by the weighted sampler);
     ``particles`` > 0 adds a pool of that many candidate hidden hands weighed by the opponent
     model of :mod:`agent.opponent` (likelihoods raised to ``temper``).
     """
@@ -85,18 +77,13 @@ def make_root(state: AgentState, *, use_voids: bool = True, beliefs: bool = Fals
     pool, cum = particle_pool(state, hidden, need, voids, size=particles, temper=temper) if particles else (
         NO_POOL, NO_CUM)
     return Root(w=w, hidden=hidden, need=need, voids=voids, cfm=state.cfm,
-                card_w=np.array(card_weights(state), dtype=np.float64) if beliefs else NO_WEIGHTS,
                 pool=pool, cum=cum)
 
 
 @njit(cache=True, nogil=NOGIL)
 def sample_world(w0: np.ndarray, hidden: np.ndarray, need: int, voids: int,
-                 w: np.ndarray, stock: np.ndarray, card_w: np.ndarray = NO_WEIGHTS) -> None:
-    """Fill ``w`` and ``stock`` with a random world consistent with the root.
-
-    With ``card_w`` (a weight per card, see :mod:`agent.belief`) the opponent's hidden cards
-    are drawn one by one in proportion to their weights instead of uniformly.
-    """
+                 w: np.ndarray, stock: np.ndarray) -> None:
+    """Fill ``w`` and ``stock`` with a uniformly random world consistent with the root."""
     w[:] = w0
     k = hidden.shape[0]
     buf = np.empty(k, dtype=np.int64)
@@ -112,19 +99,8 @@ def sample_world(w0: np.ndarray, hidden: np.ndarray, need: int, voids: int,
             buf[n_ok] = c
             n_ok += 1
     # Partial Fisher-Yates: the opponent's share from the allowed cards.
-    weighted = card_w.shape[0] > 0
     for i in range(need):
-        if weighted:
-            total = 0.0
-            for m in range(i, n_ok):
-                total += card_w[buf[m]]
-            r = np.random.random() * total
-            j = i
-            while j < n_ok - 1 and r >= card_w[buf[j]]:
-                r -= card_w[buf[j]]
-                j += 1
-        else:
-            j = i + np.random.randint(n_ok - i)
+        j = i + np.random.randint(n_ok - i)
         t = buf[i]
         buf[i] = buf[j]
         buf[j] = t

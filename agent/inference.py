@@ -1,23 +1,21 @@
-"""Fit and check what the agent infers from the opponent's plays, on played games.
+"""Fit and check the opponent model of :mod:`agent.opponent` on played games.
 
-    python -m agent.inference fit --player flat --games 300     # writes agent/belief_table.json
-    python -m agent.inference check --player flat --games 100 --seed 2
-    python -m agent.inference record --player flat --games 500 --seed 1 --out plays-1.npz
-    python -m agent.inference fit-policy plays-1.npz ...        # writes agent/opponent_policy.json
-    python -m agent.inference check-policy --player flat --games 50 --seed 5
+    python -m agent.inference record --player flat --games 600 --seed 1 --out plays-1.npz
+    python -m agent.inference fit-policy plays-1.npz plays-2.npz   # writes agent/opponent_policy.json
+    python -m agent.inference check-policy --player flat --games 30 --seed 5
 
-``fit`` plays games between two copies of a player and, at every decision while the stock
-lasts, counts for each bucket how often the opponent really held the card against how often
-uniform worlds would give it one.  ``check`` plays fresh games and compares the weights the
-table gives the opponent's real hidden cards with those it gives the cards in the stock: a
-table that has learnt something weighs the real ones higher.
+``record`` plays games between two copies of a player and keeps every play made while
+cards were hidden (the mover's hand, the lead, the cards gone, the card chosen).
+``fit-policy`` fits the conditional logit of :mod:`agent.opponent` to recorded plays by
+maximum likelihood.  ``check-policy`` plays fresh games and compares the probability the
+weighted pool gives the opponent's real hidden cards with the prior's (uniform worlds):
+a policy that has learnt something puts more on the real ones.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 from collections import defaultdict
 from collections.abc import Iterator
@@ -26,14 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from agent.baselines import get_policy
-from agent.belief import TABLE_PATH, card_weights, load_table, new_observations
 from agent.determinize import make_root
 from agent.opponent import N_WEIGHTS, POLICY_PATH, card_features, effective_size, legal_of, particle_pool
 from agent.playout import seed_kernels
 from tressette import AgentState, Deal, Variant, mask_of, state_from_view, suit_of, view_of
 
-PSEUDO_COUNT = 3.0
-"""Each bucket's ratio is shrunk toward 1 as if this many expected holdings had matched."""
+RECORD_COLUMNS = ("hand", "lead", "gone", "chosen", "cfm")
 
 
 def decisions(player: str, games: int, seed: int) -> Iterator[tuple[AgentState, frozenset[int]]]:
@@ -47,52 +43,10 @@ def decisions(player: str, games: int, seed: int) -> Iterator[tuple[AgentState, 
     for game in range(games):
         for variant in Variant:
             deal = Deal.new(variant, game % 2, random.Random(seed * 100_003 + game))
-            while not deal.is_over:
+            while deal.stock:  # once it is empty every card's place is known
                 state = state_from_view(view_of(deal, deal.to_move))
-                if not state.all_known:
-                    yield state, frozenset(deal.hands[1 - deal.to_move])
+                yield state, frozenset(deal.hands[1 - deal.to_move])
                 deal.play(policy(state, rng))
-
-
-def fit(player: str, games: int, seed: int) -> dict[str, list[float]]:
-    """Return ``{bucket: [real holdings, uniform expectation]}`` over ``games`` deals of each variant."""
-    tally: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for state, held in decisions(player, games, seed):
-        root = make_root(state)
-        allowed = sum(1 for c in state.hidden if not (root.voids >> suit_of(c)) & 1)
-        for bucket, card in new_observations(state):
-            if (root.voids >> suit_of(card)) & 1:
-                continue  # known to be in the stock: no belief needed
-            row = tally[bucket]
-            row[0] += card in held
-            row[1] += root.need / allowed
-    return dict(tally)
-
-
-def write_table(tally: dict[str, list[float]], meta: dict[str, object], path: Path = TABLE_PATH) -> None:
-    """Write the ratios (shrunk toward 1 by :data:`PSEUDO_COUNT`) and the raw counts as JSON."""
-    ratios = {k: round((real + PSEUDO_COUNT) / (expected + PSEUDO_COUNT), 4)
-              for k, (real, expected) in sorted(tally.items())}
-    counts = {k: [int(real), round(expected, 2)] for k, (real, expected) in sorted(tally.items())}
-    path.write_text(json.dumps({**meta, "pseudo_count": PSEUDO_COUNT, "ratios": ratios, "counts": counts},
-                               indent=1) + "\n")
-
-
-def check(player: str, games: int, seed: int, table: dict[str, float]) -> dict[str, float]:
-    """Return the mean log weight of the opponent's real hidden cards and of the stock's, per variant."""
-    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
-    for state, held in decisions(player, games, seed):
-        weights = card_weights(state, table)
-        row = sums[state.variant.value]
-        for c in state.hidden:
-            i = 0 if c in held else 2
-            row[i] += math.log(weights[c])
-            row[i + 1] += 1
-    out = {}
-    for variant, (held_sum, held_n, stock_sum, stock_n) in sums.items():
-        out[f"{variant}_held"] = held_sum / held_n
-        out[f"{variant}_stock"] = stock_sum / stock_n
-    return out
 
 
 def record_plays(player: str, games: int, seed: int) -> dict[str, np.ndarray]:
@@ -117,9 +71,6 @@ def record_plays(player: str, games: int, seed: int) -> dict[str, np.ndarray]:
                 deal.play(card)
     cols = list(zip(*rows, strict=True))
     return {name: np.array(col, dtype=np.int64) for name, col in zip(RECORD_COLUMNS, cols, strict=True)}
-
-
-RECORD_COLUMNS = ("hand", "lead", "gone", "chosen", "cfm")
 
 
 def choice_features(plays: dict[str, np.ndarray], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -199,14 +150,13 @@ def check_policy(player: str, games: int, seed: int, *, size: int = 2048, temper
     return {v: [post / n, prior / n, ess / m] for v, (post, prior, n, ess, m) in sums.items()}
 
 def main(argv: list[str] | None = None) -> None:
-    """Fit the belief table (``fit``) or check one on fresh games (``check``)."""
+    """Record plays, fit the opponent policy to them, or check it on fresh games."""
     parser = argparse.ArgumentParser(prog="python -m agent.inference", description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["fit", "check", "record", "fit-policy", "check-policy"])
+    parser.add_argument("command", choices=["record", "fit-policy", "check-policy"])
     parser.add_argument("files", nargs="*", type=Path, help="recorded plays (fit-policy)")
     parser.add_argument("--player", default="flat", help="the player both seats use")
     parser.add_argument("--games", type=int, default=300, help="deals of each variant")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--table", type=Path, default=TABLE_PATH, help="the table written or checked")
     parser.add_argument("--policy", type=Path, default=POLICY_PATH, help="the policy written (fit-policy)")
     parser.add_argument("--out", type=Path, default=Path("plays.npz"), help="where record writes")
     parser.add_argument("--size", type=int, default=2048, help="candidate hands per decision (check-policy)")
@@ -218,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{len(plays['chosen'])} plays -> {args.out}")
         return
     if args.command == "fit-policy":
+        if not args.files:
+            parser.error("fit-policy needs recorded plays (files written by record)")
         loaded = [np.load(f) for f in args.files]
         plays = {k: np.concatenate([d[k] for d in loaded]) for k in RECORD_COLUMNS}
         theta = fit_policy(plays)
@@ -225,25 +177,12 @@ def main(argv: list[str] | None = None) -> None:
                                            "theta": theta}, indent=1) + "\n")
         print(f"policy from {len(plays['chosen'])} plays -> {args.policy}")
         return
-    if args.command == "check-policy":
-        posterior = check_policy(args.player, args.games, args.seed, size=args.size, temper=args.temper)
-        print(f"probability of the opponent's real hidden cards, {args.player}, {args.games} deals of each "
-              f"variant (seed {args.seed}, pool {args.size}, temper {args.temper}):")
-        for name, (post, prior, ess) in posterior.items():
-            print(f"  {name:9s} posterior {post:.4f}   prior {prior:.4f}   ratio {post / prior:.3f}   "
-                  f"effective pool {ess:.0f}")
-        return
-    if args.command == "fit":
-        tally = fit(args.player, args.games, args.seed)
-        write_table(tally, {"player": args.player, "games_per_variant": args.games, "seed": args.seed}, args.table)
-        print(f"{len(tally)} buckets from {args.games} deals of each variant -> {args.table}")
-        return
-    result = check(args.player, args.games, args.seed, load_table(args.table))
-    print(f"mean log weight of hidden cards, {args.player}, {args.games} deals of each variant (seed {args.seed}):")
-    for variant in Variant:
-        held, stock = result[f"{variant.value}_held"], result[f"{variant.value}_stock"]
-        print(f"  {variant.value:9s} opponent's hand {held:+.4f}   stock {stock:+.4f}   "
-              f"ratio of geometric means {math.exp(held - stock):.3f}")
+    posterior = check_policy(args.player, args.games, args.seed, size=args.size, temper=args.temper)
+    print(f"probability of the opponent's real hidden cards, {args.player}, {args.games} deals of each "
+          f"variant (seed {args.seed}, pool {args.size}, temper {args.temper}):")
+    for name, (post, prior, ess) in posterior.items():
+        print(f"  {name:9s} posterior {post:.4f}   prior {prior:.4f}   ratio {post / prior:.3f}   "
+              f"effective pool {ess:.0f}")
 
 
 if __name__ == "__main__":

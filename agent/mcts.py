@@ -186,7 +186,7 @@ def backup(player: np.ndarray, visits: np.ndarray, reward: np.ndarray, path: np.
 @njit(cache=True, nogil=NOGIL)
 def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray,
                visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
-               w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, card_w: np.ndarray, cfm: bool,
+               w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
                iterations: int, c_explore: float, delta: float, policy: int, eps: float, draws: bool,
                pool: np.ndarray, cum: np.ndarray) -> None:
     """Run ``iterations`` ISMCTS iterations on the tree held in the arrays."""
@@ -197,7 +197,7 @@ def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling:
         if pool.shape[0] > 0:
             sample_from_pool(w0, hidden, pool, cum, w, stock)
         else:
-            sample_world(w0, hidden, need, voids, w, stock, card_w)
+            sample_world(w0, hidden, need, voids, w, stock)
         depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore, draws)
         p0 = playout(w, stock, cfm, policy, eps)
         backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
@@ -218,7 +218,7 @@ def advance(w: np.ndarray, stock: np.ndarray, cfm: bool, policy: int, eps: float
 @njit(cache=False, nogil=NOGIL)
 def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray,
                     visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
-                    w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, card_w: np.ndarray, cfm: bool,
+                    w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
                     iterations: int, c_explore: float, delta: float, policy: int, eps: float,
                     leaf_cards: int, tt: np.ndarray, nodes: np.ndarray, draws: bool, pool: np.ndarray,
                     cum: np.ndarray) -> None:
@@ -230,7 +230,7 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
         if pool.shape[0] > 0:
             sample_from_pool(w0, hidden, pool, cum, w, stock)
         else:
-            sample_world(w0, hidden, need, voids, w, stock, card_w)
+            sample_world(w0, hidden, need, voids, w, stock)
         depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore, draws)
         advance(w, stock, cfm, policy, eps, leaf_cards)
         p0 = w[W_P0]
@@ -247,17 +247,17 @@ def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.7, d
     With ``leaf_cards`` > 0 each playout stops once the stock is empty and the hands hold at
     most that many cards, and the exact solver (transposition table ``tt``) values the rest.
     Worlds draw the opponent's hidden cards from ``root.pool`` by weight when it is not empty,
-    otherwise by ``root.card_w`` when that is not empty, otherwise uniformly.
+    otherwise uniformly.
     """
     if leaf_cards > 0:
         assert tt is not None
         run_ismcts_leaf(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
-                        tree.size, root.w, root.hidden, root.need, root.voids, root.card_w, root.cfm,
+                        tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
                         iterations, c_explore, delta, policy, eps, leaf_cards, tt, np.zeros(1, dtype=np.int64), draws,
                         root.pool, root.cum)
         return
     run_ismcts(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
-               tree.size, root.w, root.hidden, root.need, root.voids, root.card_w, root.cfm,
+               tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
                iterations, c_explore, delta, policy, eps, draws, root.pool, root.cum)
 
 

@@ -46,24 +46,3 @@ def test_sampled_worlds_respect_knowledge() -> None:
         real_hidden = set(deal.hands[opp]) - set(state.opponent_known)
         assert not any((voids >> suit_of(c)) & 1 for c in real_hidden)
     assert voids_seen > 20  # the scenario exercises void inference
-
-
-def test_weighted_worlds_draw_the_opponent_cards_by_weight() -> None:
-    """Weight 0 keeps a card out of the opponent's hand, a huge weight puts it in, equal weights are uniform."""
-    seed_kernels(11)
-    w = np.zeros(W_SIZE, dtype=np.int64)
-    stock = np.zeros(40, dtype=np.int64)
-    _, state = position(5, Variant.TRESSETTE, 4)
-    root = make_root(state)
-    assert root.need >= 2 and root.voids == 0
-    card = int(root.hidden[0])
-    for weight, expected in ((0.0, 0.0), (1e9, 1.0), (1.0, root.need / len(root.hidden))):
-        card_w = np.ones(40)
-        card_w[card] = weight
-        n = 4000
-        held = 0
-        for _ in range(n):
-            sample_world(root.w, root.hidden, root.need, root.voids, w, stock, card_w)
-            assert bin(int(w[W_H1])).count("1") == state.opponent_hand_size
-            held += bool((w[W_H1] >> card) & 1)
-        assert abs(held / n - expected) < 0.03
