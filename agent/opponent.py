@@ -127,19 +127,21 @@ def legal_of(hand: int, lead: int) -> int:
 
 @njit(cache=True, nogil=NOGIL)
 def log_prob(theta: np.ndarray, hand: int, lead: int, gone: int, chosen: int, buf: np.ndarray,
-             mix: float = 0.0) -> float:
+             mix: float = 0.0, scores: np.ndarray = NO_CUM) -> float:
     """Return log P(``chosen``) for one decision under the policy ``theta``.
 
     With ``mix`` > 0 the player follows the policy with probability ``1 - mix`` and plays a
     uniformly random legal card otherwise, so no single surprising play (a person's slip, a
-    weaker bot) can rule a world out.
+    weaker bot) can rule a world out.  ``buf`` (and ``scores``, 40 entries, when given) are
+    scratch space.
     """
     legal = legal_of(hand, lead)
     if not (legal >> chosen) & 1:
         return -1e9  # this hand could not have played the card: the world is impossible
     best = -1e300
     s_chosen = 0.0
-    scores = np.empty(40, dtype=np.float64)
+    if scores.shape[0] < 40:
+        scores = np.empty(40, dtype=np.float64)
     for c in range(40):
         if (legal >> c) & 1:
             card_features(hand, lead, gone, legal, c, buf)
@@ -170,10 +172,11 @@ def pool_log_likelihoods(theta: np.ndarray, cands: np.ndarray, fixed: np.ndarray
     """
     out = np.zeros(cands.shape[0], dtype=np.float64)
     buf = np.empty(N_WEIGHTS, dtype=np.float64)
+    scores = np.empty(40, dtype=np.float64)
     for i in range(cands.shape[0]):
         ll = 0.0
         for k in range(fixed.shape[0]):
-            ll += log_prob(theta, cands[i] | fixed[k], leads[k], gone[k], chosen[k], buf, mix)
+            ll += log_prob(theta, cands[i] | fixed[k], leads[k], gone[k], chosen[k], buf, mix, scores)
         out[i] = ll
     return out
 
