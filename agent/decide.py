@@ -38,7 +38,8 @@ class SearchConfig:
     use_voids: bool = True
     leaf_cards: int = 0
     draws: bool = False
-    particles: int = 0
+    particles: int = 2048
+    """Candidate hidden hands weighed by the opponent model (0: uniform worlds)."""
     temper: float = 1.0
 
 

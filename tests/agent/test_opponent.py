@@ -242,3 +242,17 @@ def test_a_search_on_a_weighted_pool_plays_legal_reproducible_cards() -> None:
         again = decide(state, iterations=1500, seed=seed, config=config)
         assert first.card in state.legal_moves()
         assert (first.card, first.stats) == (again.card, again.stats)
+
+
+def test_arena_options_set_the_pool() -> None:
+    """``mcts:...,pN,tX`` set the pool size and the temper; ``p0`` searches uniform worlds."""
+    from agent.baselines import get_policy
+    from agent.decide import SearchConfig
+
+    assert SearchConfig().particles > 0
+    on = get_policy("mcts:i100,p512,t0.5")
+    off = get_policy("mcts:i100,p0")
+    assert (on.config.particles, on.config.temper) == (512, 0.5)  # type: ignore[attr-defined]
+    assert off.config.particles == 0  # type: ignore[attr-defined]
+    with pytest.raises(KeyError):
+        get_policy("mcts:i100,px")
