@@ -31,7 +31,7 @@ TREE_CAPACITY = 1_500_000
 class SearchConfig:
     """Tunable search settings (defaults are the measured best; see README)."""
 
-    c_explore: float = 0.7
+    c_explore: float = 0.5
     delta: float = 0.25
     policy: int = GUIDED
     eps: float = 0.15

@@ -239,7 +239,7 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
         backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
 
 
-def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.7, delta: float = 0.25,
+def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.5, delta: float = 0.25,
            policy: int = GUIDED, eps: float = 0.15, leaf_cards: int = 0, tt: np.ndarray | None = None,
            draws: bool = False) -> None:
     """Run ``iterations`` more iterations on ``tree`` from ``root``.
