@@ -16,7 +16,21 @@ import numpy as np
 from numba import njit
 
 from agent.opponent import NO_CUM, NO_POOL, particle_pool
-from agent.world import NOGIL, W_H0, W_H1, W_LEAD, W_LEADER, W_P0, W_P1, W_SIZE, W_SLEN, W_SPOS, W_TRICKS
+from agent.world import (
+    NOGIL,
+    W_H0,
+    W_H1,
+    W_LEAD,
+    W_LEADER,
+    W_P0,
+    W_P1,
+    W_SIZE,
+    W_SLEN,
+    W_SPOS,
+    W_TRICKS,
+    pick_hand,
+    shuffle,
+)
 from tressette import HIM, ME, AgentState, mask_of, suit_of
 
 
@@ -98,22 +112,13 @@ def sample_world(w0: np.ndarray, hidden: np.ndarray, need: int, voids: int,
         else:
             buf[n_ok] = c
             n_ok += 1
-    # Partial Fisher-Yates: the opponent's share from the allowed cards.
-    for i in range(need):
-        j = i + np.random.randint(n_ok - i)
-        t = buf[i]
-        buf[i] = buf[j]
-        buf[j] = t
-        w[W_H1] |= np.int64(1) << buf[i]
+    # The opponent's share from the allowed cards.
+    w[W_H1] |= pick_hand(buf, n_ok, need)
     # The rest, allowed and void alike, is the stock in random order.
     s = k - need
     for i in range(s):
         stock[i] = buf[need + i]
-    for i in range(s - 1, 0, -1):
-        j = np.random.randint(i + 1)
-        t = stock[i]
-        stock[i] = stock[j]
-        stock[j] = t
+    shuffle(stock, s)
     w[W_SPOS] = 0
     w[W_SLEN] = s
 
@@ -133,10 +138,6 @@ def sample_from_pool(w0: np.ndarray, hidden: np.ndarray, pool: np.ndarray, cum: 
         if not (held >> c) & 1:
             stock[s] = c
             s += 1
-    for i in range(s - 1, 0, -1):
-        j = np.random.randint(i + 1)
-        t = stock[i]
-        stock[i] = stock[j]
-        stock[j] = t
+    shuffle(stock, s)
     w[W_SPOS] = 0
     w[W_SLEN] = s

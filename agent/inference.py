@@ -25,8 +25,9 @@ import numpy as np
 
 from agent.baselines import get_policy
 from agent.determinize import make_root
-from agent.opponent import N_WEIGHTS, POLICY_PATH, card_features, effective_size, legal_of, particle_pool
+from agent.opponent import N_WEIGHTS, POLICY_PATH, card_features, effective_size, particle_pool
 from agent.playout import seed_kernels
+from agent.world import legal_of
 from tressette import AgentState, Deal, Variant, mask_of, state_from_view, suit_of, view_of
 
 RECORD_COLUMNS = ("hand", "lead", "gone", "chosen", "cfm")

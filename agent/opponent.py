@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from agent.tables import POINTS_ARR, SUIT_ARR, SUIT_MASKS
-from agent.world import NOGIL, popcount
+from agent.world import NOGIL, legal_of, pick_hand, popcount
 from tressette import HIM, AgentState, mask_of
 
 POLICY_PATH = Path(__file__).with_name("opponent_policy.json")
@@ -116,16 +116,6 @@ def card_features(hand: int, lead: int, gone: int, legal: int, c: int, out: np.n
 
 
 @njit(cache=True, nogil=NOGIL)
-def legal_of(hand: int, lead: int) -> int:
-    """Return the cards of ``hand`` that may be played on ``lead`` (-1: any)."""
-    if lead >= 0:
-        follow = hand & SUIT_MASKS[SUIT_ARR[lead]]
-        if follow:
-            return follow
-    return hand
-
-
-@njit(cache=True, nogil=NOGIL)
 def log_prob(theta: np.ndarray, hand: int, lead: int, gone: int, chosen: int, buf: np.ndarray,
              mix: float = 0.0, scores: np.ndarray = NO_CUM) -> float:
     """Return log P(``chosen``) for one decision under the policy ``theta``.
@@ -190,14 +180,9 @@ def draw_candidates(hidden: np.ndarray, need: int, voids: int, m: int) -> np.nda
         if not (voids >> (c // 10)) & 1:
             ok[n_ok] = c
             n_ok += 1
-    out = np.zeros(m, dtype=np.int64)
+    out = np.empty(m, dtype=np.int64)
     for i in range(m):
-        for j in range(need):
-            r = j + np.random.randint(n_ok - j)
-            t = ok[j]
-            ok[j] = ok[r]
-            ok[r] = t
-            out[i] |= np.int64(1) << ok[j]
+        out[i] = pick_hand(ok, n_ok, need)
     return out
 
 

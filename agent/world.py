@@ -49,15 +49,19 @@ def mover(w: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=NOGIL)
-def legal_mask(w: np.ndarray) -> int:
-    """Return the mask of cards the player to move may play (follow suit if able)."""
-    hand = w[W_H0 + mover(w)]
-    lead = w[W_LEAD]
+def legal_of(hand: int, lead: int) -> int:
+    """Return the cards of ``hand`` that may be played on ``lead`` (-1: any; follow suit if able)."""
     if lead >= 0:
         follow = hand & SUIT_MASKS[SUIT_ARR[lead]]
         if follow:
             return follow
     return hand
+
+
+@njit(cache=True, nogil=NOGIL)
+def legal_mask(w: np.ndarray) -> int:
+    """Return the mask of cards the player to move may play (follow suit if able)."""
+    return legal_of(w[W_H0 + mover(w)], w[W_LEAD])
 
 
 @njit(cache=True, nogil=NOGIL)
@@ -88,6 +92,29 @@ def step(w: np.ndarray, stock: np.ndarray, card: int) -> None:
     w[W_P0 + winner] += pts
     w[W_LEADER] = winner
     w[W_LEAD] = -1
+
+
+@njit(cache=True, nogil=NOGIL)
+def pick_hand(cards: np.ndarray, n: int, k: int) -> int:
+    """Move a uniformly random ``k`` of ``cards[:n]`` to the front (in place); return them as a mask."""
+    mask = np.int64(0)
+    for i in range(k):
+        j = i + np.random.randint(n - i)
+        t = cards[i]
+        cards[i] = cards[j]
+        cards[j] = t
+        mask |= np.int64(1) << cards[i]
+    return int(mask)
+
+
+@njit(cache=True, nogil=NOGIL)
+def shuffle(cards: np.ndarray, n: int) -> None:
+    """Shuffle ``cards[:n]`` in place (Fisher-Yates)."""
+    for i in range(n - 1, 0, -1):
+        j = np.random.randint(i + 1)
+        t = cards[i]
+        cards[i] = cards[j]
+        cards[j] = t
 
 
 @njit(cache=True, nogil=NOGIL)

@@ -14,14 +14,13 @@ from agent.opponent import (
     N_WEIGHTS,
     card_features,
     draw_candidates,
-    legal_of,
     load_policy,
     log_prob,
     particle_pool,
     past_plays,
 )
 from agent.playout import seed_kernels
-from agent.world import W_H1, W_SIZE
+from agent.world import W_H1, W_SIZE, legal_of
 from tressette import Deal, InvalidStateError, Variant, mask_of, parse_state, state_from_view, view_of
 
 
