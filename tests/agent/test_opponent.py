@@ -21,6 +21,7 @@ from agent.opponent import (
 )
 from agent.playout import seed_kernels
 from agent.world import W_H1, W_SIZE, legal_of
+from tests.agent.conftest import position
 from tressette import Deal, InvalidStateError, Variant, mask_of, parse_state, state_from_view, view_of
 
 
@@ -54,11 +55,8 @@ def test_past_hands_are_rebuilt_exactly_from_the_hidden_cards_and_the_draws() ->
 
 def test_without_draws_nothing_is_rebuilt() -> None:
     """A history without draws (an older caller) gives no past plays, so worlds stay uniform."""
-    rng = random.Random(4)
-    deal = Deal.new(Variant.TRESSETTE, 0, rng)
-    for _ in range(6):
-        deal.play(rng.choice(deal.legal_moves()))
-    data = state_from_view(view_of(deal, deal.to_move)).to_dict()
+    _, state = position(4, Variant.TRESSETTE, 3)
+    data = state.to_dict()
     for trick in data["history"]:
         del trick["draws"]
     state = parse_state(data)
@@ -70,11 +68,7 @@ def test_without_draws_nothing_is_rebuilt() -> None:
 
 def test_draws_round_trip_and_bad_draws_are_refused() -> None:
     """The draws survive JSON; a drawn card that went nowhere, or draws on some tricks only, are refused."""
-    rng = random.Random(8)
-    deal = Deal.new(Variant.KIFAMENO, 1, rng)
-    for _ in range(8):
-        deal.play(rng.choice(deal.legal_moves()))
-    state = state_from_view(view_of(deal, deal.to_move))
+    _, state = position(8, Variant.KIFAMENO, 4)
     assert all(len(t.draws) == 2 for t in state.history or ())
     assert parse_state(state.to_json()) == state
     data = state.to_dict()
@@ -148,11 +142,7 @@ def test_log_prob_is_a_distribution_over_the_legal_cards() -> None:
 
 def test_pool_worlds_hold_a_pool_entry_in_proportion_to_its_weight() -> None:
     """The opponent of a pool world holds exactly its known cards plus one entry, drawn by weight."""
-    rng = random.Random(5)
-    deal = Deal.new(Variant.TRESSETTE, 0, rng)
-    for _ in range(4):
-        deal.play(rng.choice(deal.legal_moves()))
-    state = state_from_view(view_of(deal, deal.to_move))
+    _, state = position(5, Variant.TRESSETTE, 2)
     root = make_root(state)
     seed_kernels(2)
     pool = draw_candidates(root.hidden, root.need, root.voids, 3)
@@ -232,11 +222,8 @@ def test_a_search_on_a_weighted_pool_plays_legal_reproducible_cards() -> None:
 
     config = SearchConfig(particles=256)
     for seed in range(6):
-        rng = random.Random(seed)
-        deal = Deal.new((Variant.TRESSETTE, Variant.KIFAMENO)[seed % 2], seed % 2, rng)
-        for _ in range(3 + 2 * seed):
-            deal.play(rng.choice(deal.legal_moves()))
-        state = state_from_view(view_of(deal, deal.to_move))
+        # Leading and following, early and late while the stock lasts.
+        _, state = position(seed, (Variant.TRESSETTE, Variant.KIFAMENO)[seed % 2], 1 + seed, follow=seed < 3)
         first = decide(state, iterations=1500, seed=seed, config=config)
         again = decide(state, iterations=1500, seed=seed, config=config)
         assert first.card in state.legal_moves()
