@@ -54,6 +54,16 @@ class Root:
     pool: np.ndarray
     cum: np.ndarray
 
+    @property
+    def allowed(self) -> list[int]:
+        """Return the hidden cards the opponent may hold (those outside its void suits)."""
+        return allowed_cards(self.hidden.tolist(), self.voids)
+
+
+def allowed_cards(hidden: list[int], voids: int) -> list[int]:
+    """Return the cards of ``hidden`` outside the suits in the 4-bit mask ``voids``."""
+    return [c for c in hidden if not (voids >> suit_of(c)) & 1]
+
 
 def opponent_voids(state: AgentState) -> int:
     """Return the 4-bit mask of suits the opponent has shown it lacks (from ``history``)."""
@@ -85,8 +95,7 @@ def make_root(state: AgentState, *, use_voids: bool = True, particles: int = 0, 
     hidden = np.array(state.hidden, dtype=np.int64)
     need = state.opponent_hand_size - len(known)
     voids = opponent_voids(state) if use_voids else 0
-    allowed = sum(1 for c in state.hidden if not (voids >> suit_of(c)) & 1)
-    if allowed < need:  # the history contradicts the counts: trust the counts
+    if len(allowed_cards(list(state.hidden), voids)) < need:  # the history contradicts the counts: trust the counts
         voids = 0
     pool, cum = particle_pool(state, hidden, need, voids, size=particles, temper=temper) if particles else (
         NO_POOL, NO_CUM)

@@ -28,7 +28,7 @@ from agent.determinize import make_root
 from agent.opponent import N_WEIGHTS, POLICY_PATH, card_features, effective_size, particle_pool
 from agent.playout import seed_kernels
 from agent.world import legal_of
-from tressette import AgentState, Deal, Variant, mask_of, state_from_view, suit_of, view_of
+from tressette import AgentState, Deal, Variant, mask_of, state_from_view, view_of
 
 RECORD_COLUMNS = ("hand", "lead", "gone", "chosen", "cfm")
 
@@ -139,7 +139,7 @@ def check_policy(player: str, games: int, seed: int, *, size: int = 2048, temper
         if not cands.size:
             continue
         weights = np.diff(cum, prepend=0.0)
-        allowed = [int(c) for c in root.hidden if not (root.voids >> suit_of(int(c))) & 1]
+        allowed = root.allowed
         row = sums[state.variant.value]
         for c in allowed:
             if c in held:

@@ -177,7 +177,7 @@ def _posterior_and_prior(temper: float) -> tuple[float, float]:
             if pool.size:
                 weights = np.diff(cum, prepend=0.0)
                 held = mask_of(deal.hands[1 - deal.to_move])
-                allowed = [int(c) for c in root.hidden if not (root.voids >> (int(c) // 10)) & 1]
+                allowed = root.allowed
                 for c in allowed:
                     if (held >> c) & 1:
                         post += float(weights[(pool >> c) & 1 == 1].sum())
