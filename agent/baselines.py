@@ -85,7 +85,7 @@ class MctsPolicy:
                       seed=rng.randrange(2**31), jobs=self.jobs, config=self.config).card
 
 
-_CONFIG_KEYS = {"c": "c_explore", "d": "delta", "e": "eps"}
+_CONFIG_KEYS = {"c": "c_explore", "d": "delta", "e": "eps", "r": "random_prior"}
 
 
 def _mcts_policy(arg: str) -> MctsPolicy:
@@ -102,6 +102,10 @@ def _mcts_policy(arg: str) -> MctsPolicy:
             changes["particles"] = int(opt[1:])
         elif opt[:1] == "t" and opt[1:].replace(".", "", 1).isdigit():
             changes["temper"] = float(opt[1:])
+        elif opt == "mu":
+            changes["model_uniform"] = True
+        elif opt[:1] == "m" and opt[1:].replace(".", "", 1).isdigit():
+            changes["model_share"] = float(opt[1:])
         elif opt == "novoids":
             changes["use_voids"] = False
         elif opt[:1] == "l" and opt[1:].isdigit():

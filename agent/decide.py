@@ -18,7 +18,8 @@ import numpy as np
 
 from agent.alphabeta import new_table, solve_root
 from agent.determinize import make_root
-from agent.mcts import Tree, search
+from agent.mcts import NO_THETA, Tree, search
+from agent.opponent import N_WEIGHTS, load_policy
 from agent.playout import GUIDED, seed_kernels
 from agent.world import W_H0, W_H1, W_LEAD, W_LEADER
 from tressette import AgentState, card_name, mask_of
@@ -41,6 +42,12 @@ class SearchConfig:
     particles: int = 2048
     """Candidate hidden hands weighed by the opponent model (0: uniform worlds)."""
     temper: float = 1.0
+    model_share: float = 0.0
+    """How often the opponent's tree nodes follow the opponent model instead of UCB."""
+    model_uniform: bool = False
+    """Model the opponent as a uniformly random player (experiments)."""
+    random_prior: float = 0.0
+    """Prior probability that the opponent plays at random (then it does so in the tree)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +131,12 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     seeds = random.Random(seed).sample(range(1, 2**31), max(1, jobs) + 1)
     if seed is not None:
         seed_kernels(seeds[-1])  # the opponent model's candidate hands are drawn here
-    root = make_root(state, use_voids=config.use_voids, particles=config.particles, temper=config.temper)
+    root = make_root(state, use_voids=config.use_voids, particles=config.particles, temper=config.temper,
+                     random_prior=config.random_prior)
+    theta = NO_THETA
+    if config.model_share > 0:
+        fitted = load_policy().get(state.cfm)
+        theta = np.zeros(N_WEIGHTS) if config.model_uniform or fitted is None else fitted
     deadline = start + time_ms / 1000.0
     limit = iterations if iterations is not None else 1 << 62
     per_job = [limit // jobs + (1 if i < limit % jobs else 0) for i in range(jobs)] if jobs > 1 else [limit]
@@ -138,7 +150,8 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
             n = min(CHUNK, per_job[job] - done)
             search(tree, root, n, c_explore=config.c_explore, delta=config.delta,
                    policy=config.policy, eps=config.eps, leaf_cards=config.leaf_cards, tt=tt,
-                   draws=config.draws)
+                   draws=config.draws, theta=theta, model_share=config.model_share,
+                   random_prior=config.random_prior)
             done += n
         return tree
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from agent.opponent import NO_CUM, NO_POOL, particle_pool
+from agent.opponent import NO_CUM, NO_POOL, typed_pool
 from agent.world import (
     NOGIL,
     W_H0,
@@ -53,6 +53,10 @@ class Root:
     cfm: bool
     pool: np.ndarray
     cum: np.ndarray
+    gone: int = 0
+    """The cards played so far, the one on the table included."""
+    n_model: int = 0
+    """Pool entries from this index on are worlds where the opponent plays at random."""
 
     @property
     def allowed(self) -> list[int]:
@@ -75,11 +79,13 @@ def opponent_voids(state: AgentState) -> int:
     return voids
 
 
-def make_root(state: AgentState, *, use_voids: bool = True, particles: int = 0, temper: float = 1.0) -> Root:
+def make_root(state: AgentState, *, use_voids: bool = True, particles: int = 0, temper: float = 1.0,
+              random_prior: float = 0.0) -> Root:
     """Return the kernels' view of ``state`` (the agent, seat 0, is to move).
 
     ``particles`` > 0 adds a pool of that many candidate hidden hands weighed by the opponent
-    model of :mod:`agent.opponent` (likelihoods raised to ``temper``).
+    model of :mod:`agent.opponent` (likelihoods raised to ``temper``; with ``random_prior`` > 0
+    the pool also holds each hand as a random player's, see :func:`agent.opponent.typed_pool`).
     """
     w = np.zeros(W_SIZE, dtype=np.int64)
     known = state.opponent_known
@@ -97,10 +103,10 @@ def make_root(state: AgentState, *, use_voids: bool = True, particles: int = 0, 
     voids = opponent_voids(state) if use_voids else 0
     if len(allowed_cards(list(state.hidden), voids)) < need:  # the history contradicts the counts: trust the counts
         voids = 0
-    pool, cum = particle_pool(state, hidden, need, voids, size=particles, temper=temper) if particles else (
-        NO_POOL, NO_CUM)
+    pool, cum, n_model = typed_pool(state, hidden, need, voids, size=particles, temper=temper,
+                                    random_prior=random_prior) if particles else (NO_POOL, NO_CUM, 0)
     return Root(w=w, hidden=hidden, need=need, voids=voids, cfm=state.cfm,
-                pool=pool, cum=cum)
+                pool=pool, cum=cum, gone=mask_of(state.played) | mask_of(state.inplay), n_model=n_model)
 
 
 @njit(cache=True, nogil=NOGIL)
@@ -134,8 +140,8 @@ def sample_world(w0: np.ndarray, hidden: np.ndarray, need: int, voids: int,
 
 @njit(cache=True, nogil=NOGIL)
 def sample_from_pool(w0: np.ndarray, hidden: np.ndarray, pool: np.ndarray, cum: np.ndarray,
-                     w: np.ndarray, stock: np.ndarray) -> None:
-    """Fill ``w`` and ``stock`` with a world whose opponent holds a pool entry drawn by weight."""
+                     w: np.ndarray, stock: np.ndarray) -> int:
+    """Fill ``w`` and ``stock`` with a world whose opponent holds a pool entry drawn by weight; return its index."""
     w[:] = w0
     i = np.searchsorted(cum, np.random.random() * cum[-1], side="right")
     if i >= pool.shape[0]:
@@ -150,3 +156,4 @@ def sample_from_pool(w0: np.ndarray, hidden: np.ndarray, pool: np.ndarray, cum: 
     shuffle(stock, s)
     w[W_SPOS] = 0
     w[W_SLEN] = s
+    return i

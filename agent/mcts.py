@@ -21,7 +21,8 @@ from numba import njit
 
 from agent.alphabeta import solve_value
 from agent.determinize import Root, sample_from_pool, sample_world
-from agent.playout import GUIDED, guided_card, playout, random_card
+from agent.opponent import N_WEIGHTS, NO_CUM, policy_card
+from agent.playout import GUIDED, RANDOM, guided_card, playout, random_card
 from agent.world import (
     NOGIL,
     W_H0,
@@ -41,6 +42,7 @@ from agent.world import (
 
 TOTAL = 35
 WIN_AT = 18
+NO_THETA = NO_CUM
 
 
 @njit(cache=True, nogil=NOGIL)
@@ -112,19 +114,31 @@ def add_child(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: 
 @njit(cache=True, nogil=NOGIL)
 def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray, visits: np.ndarray,
             avail: np.ndarray, reward: np.ndarray, size: np.ndarray, w: np.ndarray, stock: np.ndarray,
-            path: np.ndarray, c_explore: float, draws: bool) -> int:
+            path: np.ndarray, c_explore: float, draws: bool, theta: np.ndarray = NO_THETA,
+            model_share: float = 0.0, gone: int = 0) -> int:
     """Walk the tree in world ``w`` by UCB over the children legal there, expand one; return the path length.
 
     With ``draws`` the two cards drawn after a trick (public in the real game) are chance nodes
     (``player`` -1, ``move`` = first draw * 40 + second): below them the agent's and the
     opponent's next plays are told apart by what was drawn instead of sharing statistics.
+
+    With weights ``theta`` the opponent (seat 1), at each of its nodes with probability
+    ``model_share``, plays the card the opponent model draws for its hand in this world instead of
+    the UCB choice (``gone``: the cards played before the root, the one on the table included).
+    UCB there models a player who sees every card of the world, ours too; the model plays from
+    its own hand and what has been played, as the real opponent must.
     """
     cap = move.shape[0]
     node = 0
     depth = 0
+    buf = np.empty(N_WEIGHTS, dtype=np.float64)
+    scores = np.empty(40, dtype=np.float64)
     while not is_over(w):
         legal = legal_mask(w)
         seat = mover(w)
+        target = -1
+        if seat == 1 and theta.shape[0] > 0 and np.random.random() < model_share:
+            target = policy_card(theta, w[W_H1], w[W_LEAD], gone, buf, scores)
         seen = np.int64(0)
         best = -1
         best_score = -1e300
@@ -135,7 +149,9 @@ def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np
                 seen |= np.int64(1) << c
                 avail[ch] += 1
                 vis = visits[ch]
-                if vis == 0:
+                if c == target:
+                    score = 1e300
+                elif vis == 0:
                     score = 1e200
                 else:
                     score = reward[ch] / vis + c_explore * math.sqrt(math.log(avail[ch]) / vis)
@@ -144,6 +160,8 @@ def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np
                     best = ch
             ch = sibling[ch]
         untried = legal & ~seen
+        if target >= 0:
+            untried = untried & (np.int64(1) << target)
         if untried != 0 and size[0] < cap:
             c = random_card(untried)
             new = add_child(move, player, child, sibling, visits, avail, reward, size, node, c, seat, 1)
@@ -154,6 +172,7 @@ def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np
         if best < 0:
             break
         spos = w[W_SPOS]
+        gone |= np.int64(1) << move[best]
         step(w, stock, move[best])
         path[depth] = best
         depth += 1
@@ -184,22 +203,41 @@ def backup(player: np.ndarray, visits: np.ndarray, reward: np.ndarray, path: np.
 
 
 @njit(cache=True, nogil=NOGIL)
+def draw_world(w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, pool: np.ndarray, cum: np.ndarray,
+               n_model: int, random_prior: float, w: np.ndarray, stock: np.ndarray) -> bool:
+    """Fill ``w`` and ``stock`` with an iteration's world; return True when its opponent plays at random.
+
+    The world comes from the pool when there is one (its entries from ``n_model`` on are the
+    random player's), otherwise uniformly, with a random player at the prior ``random_prior``.
+    """
+    if pool.shape[0] > 0:
+        return sample_from_pool(w0, hidden, pool, cum, w, stock) >= n_model
+    sample_world(w0, hidden, need, voids, w, stock)
+    return random_prior > 0.0 and np.random.random() < random_prior
+
+
+@njit(cache=True, nogil=NOGIL)
 def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray,
                visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
                w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
                iterations: int, c_explore: float, delta: float, policy: int, eps: float, draws: bool,
-               pool: np.ndarray, cum: np.ndarray) -> None:
-    """Run ``iterations`` ISMCTS iterations on the tree held in the arrays."""
+               pool: np.ndarray, cum: np.ndarray, n_model: int, random_prior: float, theta: np.ndarray,
+               model_share: float, gone: int) -> None:
+    """Run ``iterations`` ISMCTS iterations on the tree held in the arrays (see :func:`descend`)."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
     path = np.empty(64, dtype=np.int64)  # 40 plays and 10 chance nodes at most
+    uniform = np.zeros(N_WEIGHTS, dtype=np.float64)
+    no_trace = np.empty(0, dtype=np.int64)  # the module's empty array is read-only in compiled code
     for _ in range(iterations):
-        if pool.shape[0] > 0:
-            sample_from_pool(w0, hidden, pool, cum, w, stock)
+        if draw_world(w0, hidden, need, voids, pool, cum, n_model, random_prior, w, stock):
+            depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
+                            draws, uniform, 1.0, gone)
+            p0 = playout(w, stock, cfm, policy, eps, no_trace, RANDOM)
         else:
-            sample_world(w0, hidden, need, voids, w, stock)
-        depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore, draws)
-        p0 = playout(w, stock, cfm, policy, eps)
+            depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
+                            draws, theta, model_share, gone)
+            p0 = playout(w, stock, cfm, policy, eps)
         backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
 
 
@@ -221,17 +259,20 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
                     w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
                     iterations: int, c_explore: float, delta: float, policy: int, eps: float,
                     leaf_cards: int, tt: np.ndarray, nodes: np.ndarray, draws: bool, pool: np.ndarray,
-                    cum: np.ndarray) -> None:
+                    cum: np.ndarray, n_model: int, random_prior: float, theta: np.ndarray, model_share: float,
+                    gone: int) -> None:
     """ISMCTS whose playouts end in the exact solver once a world's hands are down to ``leaf_cards``."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
     path = np.empty(64, dtype=np.int64)  # 40 plays and 10 chance nodes at most
+    uniform = np.zeros(N_WEIGHTS, dtype=np.float64)
     for _ in range(iterations):
-        if pool.shape[0] > 0:
-            sample_from_pool(w0, hidden, pool, cum, w, stock)
+        if draw_world(w0, hidden, need, voids, pool, cum, n_model, random_prior, w, stock):
+            depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
+                            draws, uniform, 1.0, gone)
         else:
-            sample_world(w0, hidden, need, voids, w, stock)
-        depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore, draws)
+            depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
+                            draws, theta, model_share, gone)
         advance(w, stock, cfm, policy, eps, leaf_cards)
         p0 = w[W_P0]
         if not is_over(w):
@@ -241,24 +282,29 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
 
 def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.5, delta: float = 0.25,
            policy: int = GUIDED, eps: float = 0.15, leaf_cards: int = 0, tt: np.ndarray | None = None,
-           draws: bool = False) -> None:
+           draws: bool = False, theta: np.ndarray = NO_THETA, model_share: float = 0.0,
+           random_prior: float = 0.0) -> None:
     """Run ``iterations`` more iterations on ``tree`` from ``root``.
 
     With ``leaf_cards`` > 0 each playout stops once the stock is empty and the hands hold at
     most that many cards, and the exact solver (transposition table ``tt``) values the rest.
     Worlds draw the opponent's hidden cards from ``root.pool`` by weight when it is not empty,
-    otherwise uniformly.
+    otherwise uniformly.  With weights ``theta`` the opponent's nodes follow that policy
+    ``model_share`` of the time (:func:`descend`).  In the iterations whose world comes from
+    the pool's random-player half (or, without a pool, with probability ``random_prior``) the
+    opponent plays uniformly at random in the tree.
     """
     if leaf_cards > 0:
         assert tt is not None
         run_ismcts_leaf(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
                         tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
                         iterations, c_explore, delta, policy, eps, leaf_cards, tt, np.zeros(1, dtype=np.int64), draws,
-                        root.pool, root.cum)
+                        root.pool, root.cum, root.n_model, random_prior, theta, model_share, root.gone)
         return
     run_ismcts(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
                tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
-               iterations, c_explore, delta, policy, eps, draws, root.pool, root.cum)
+               iterations, c_explore, delta, policy, eps, draws, root.pool, root.cum, root.n_model, random_prior,
+               theta, model_share, root.gone)
 
 
 @njit(cache=True, nogil=NOGIL)

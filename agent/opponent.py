@@ -126,6 +126,27 @@ def card_features(hand: int, lead: int, gone: int, legal: int, c: int, out: np.n
 
 
 @njit(cache=True, nogil=NOGIL)
+def policy_scores(theta: np.ndarray, hand: int, lead: int, gone: int, legal: int, buf: np.ndarray,
+                  scores: np.ndarray) -> float:
+    """Fill ``scores[c]`` with the policy's score of each card ``c`` of ``legal``; return the highest.
+
+    ``buf`` is scratch space for one card's features.
+    """
+    base = 0 if lead < 0 else N_FEATURES
+    best = -1e300
+    for c in range(40):
+        if (legal >> c) & 1:
+            card_features(hand, lead, gone, legal, c, buf)
+            s = 0.0
+            for k in range(base, base + N_FEATURES):  # the other block is all zero
+                s += theta[k] * buf[k]
+            scores[c] = s
+            if s > best:
+                best = s
+    return best
+
+
+@njit(cache=True, nogil=NOGIL)
 def log_prob(theta: np.ndarray, hand: int, lead: int, gone: int, chosen: int, buf: np.ndarray,
              mix: float = 0.0, scores: np.ndarray = NO_CUM) -> float:
     """Return log P(``chosen``) for one decision under the policy ``theta``.
@@ -138,29 +159,39 @@ def log_prob(theta: np.ndarray, hand: int, lead: int, gone: int, chosen: int, bu
     legal = legal_of(hand, lead)
     if not (legal >> chosen) & 1:
         return -1e9  # this hand could not have played the card: the world is impossible
-    best = -1e300
-    s_chosen = 0.0
     if scores.shape[0] < 40:
         scores = np.empty(40, dtype=np.float64)
-    for c in range(40):
-        if (legal >> c) & 1:
-            card_features(hand, lead, gone, legal, c, buf)
-            s = 0.0
-            for k in range(N_WEIGHTS):
-                s += theta[k] * buf[k]
-            scores[c] = s
-            if s > best:
-                best = s
-            if c == chosen:
-                s_chosen = s
+    best = policy_scores(theta, hand, lead, gone, legal, buf, scores)
     total = 0.0
-    n = 0
     for c in range(40):
         if (legal >> c) & 1:
             total += math.exp(scores[c] - best)
-            n += 1
-    p = math.exp(s_chosen - best) / total
-    return math.log((1.0 - mix) * p + mix / n)
+    p = math.exp(scores[chosen] - best) / total
+    return math.log((1.0 - mix) * p + mix / popcount(legal))
+
+
+@njit(cache=True, nogil=NOGIL)
+def policy_card(theta: np.ndarray, hand: int, lead: int, gone: int, buf: np.ndarray, scores: np.ndarray) -> int:
+    """Return a card drawn from the policy ``theta`` for ``hand`` on ``lead`` (-1: leading).
+
+    ``buf`` and ``scores`` (40 entries) are scratch space; all-zero weights draw uniformly.
+    """
+    legal = legal_of(hand, lead)
+    best = policy_scores(theta, hand, lead, gone, legal, buf, scores)
+    total = 0.0
+    for c in range(40):
+        if (legal >> c) & 1:
+            scores[c] = math.exp(scores[c] - best)
+            total += scores[c]
+    r = np.random.random() * total
+    last = -1
+    for c in range(40):
+        if (legal >> c) & 1:
+            r -= scores[c]
+            last = c
+            if r < 0.0:
+                return c
+    return last
 
 
 @njit(cache=True, nogil=NOGIL)
@@ -267,16 +298,49 @@ def particle_pool(state: AgentState, hidden: np.ndarray, need: int, voids: int, 
 
     Empty arrays when nothing can be learnt (no draws in the history, no plays yet, no policy).
     """
+    pool, cum, _ = typed_pool(state, hidden, need, voids, size=size, temper=temper, mix=mix, theta=theta)
+    return pool, cum
+
+
+def typed_pool(state: AgentState, hidden: np.ndarray, need: int, voids: int, *, size: int = 2048,
+               temper: float = 1.0, mix: float = MIX, theta: np.ndarray | None = None,
+               random_prior: float = 0.0) -> tuple[np.ndarray, np.ndarray, int]:
+    """Return (candidate hidden hands, cumulative weights, how many of them play by the policy).
+
+    With ``random_prior`` > 0 the opponent is one of two kinds: the policy's player, or (with
+    that prior probability) a uniformly random one.  The pool then holds every candidate twice,
+    first as the policy's player and then as the random one, each weighed by the prior of its
+    kind times the likelihood of the plays under it, so that the pool's weight past the returned
+    count is the posterior probability that the opponent plays at random.
+    """
     if theta is None:
         theta = load_policy().get(state.cfm)
     plays = past_plays(state)
     if theta is None or plays is None or plays.fixed.shape[0] == 0 or need == 0:
-        return NO_POOL, NO_CUM
+        return NO_POOL, NO_CUM, 0
     cands = draw_candidates(hidden, need, voids, size)
-    ll = pool_log_likelihoods(theta, cands, plays.fixed, plays.leads, plays.gone, plays.chosen, mix)
-    weights = np.exp(temper * (ll - ll.max()))
+    ll = temper * pool_log_likelihoods(theta, cands, plays.fixed, plays.leads, plays.gone, plays.chosen, mix)
+    pool = cands
+    n_model = cands.shape[0]
+    if random_prior > 0:
+        uniform = np.zeros_like(theta)
+        ll_random = temper * pool_log_likelihoods(uniform, cands, plays.fixed, plays.leads, plays.gone,
+                                                  plays.chosen, 0.0)
+        if random_prior >= 1.0:
+            ll, n_model = ll_random, 0
+        else:
+            ll = np.concatenate((ll + math.log(1.0 - random_prior), ll_random + math.log(random_prior)))
+            pool = np.concatenate((cands, cands))
+    weights = np.exp(ll - ll.max())
     cum = np.cumsum(weights)
-    return cands, cum / cum[-1]
+    return pool, cum / cum[-1], n_model
+
+
+def random_posterior(cum: np.ndarray, n_model: int) -> float:
+    """Return the pool's posterior probability that the opponent plays at random (see :func:`typed_pool`)."""
+    if cum.shape[0] <= n_model:
+        return 0.0
+    return float(1.0 - cum[n_model - 1])
 
 
 def effective_size(cum: np.ndarray) -> float:

@@ -75,13 +75,14 @@ def guided_card(w: np.ndarray, legal: int, cfm: bool, eps: float) -> int:
 
 @njit(cache=True, nogil=NOGIL)
 def playout(w: np.ndarray, stock: np.ndarray, cfm: bool, policy: int, eps: float,
-            trace: np.ndarray = NO_TRACE) -> int:
+            trace: np.ndarray = NO_TRACE, policy1: int = -1) -> int:
     """Play ``w`` to the end; return seat 0's final points.
 
     The hot loop of the search: the world lives in local variables here (the
     same moves as :func:`agent.world.step`, which the tests hold it to) and
     ``w`` is left in an unspecified state.  When ``trace`` has room, the cards
-    played are written to it in order (for those tests).
+    played are written to it in order (for those tests).  Seat 1 plays by
+    ``policy1`` when it is given (a random opponent), otherwise by ``policy``.
     """
     n_played = 0
     h0 = w[W_H0]
@@ -94,6 +95,8 @@ def playout(w: np.ndarray, stock: np.ndarray, cfm: bool, policy: int, eps: float
     # A private xorshift64* stream, seeded from the thread's generator, for the random policy:
     # far cheaper per card than the library generator.
     rs = np.uint64(np.random.randint(1, 2**62))
+    if policy1 < 0:
+        policy1 = policy
     while h0 != 0 or h1 != 0:
         seat = leader if lead < 0 else 1 - leader
         hand = h0 if seat == 0 else h1
@@ -102,7 +105,7 @@ def playout(w: np.ndarray, stock: np.ndarray, cfm: bool, policy: int, eps: float
             follow = hand & SUIT_MASKS[SUIT_ARR[lead]]
             if follow:
                 legal = follow
-        if policy == RANDOM:
+        if (policy if seat == 0 else policy1) == RANDOM:
             rs ^= rs >> np.uint64(12)
             rs ^= rs << np.uint64(25)
             rs ^= rs >> np.uint64(27)
