@@ -114,8 +114,8 @@ def add_child(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: 
 @njit(cache=True, nogil=NOGIL)
 def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray, visits: np.ndarray,
             avail: np.ndarray, reward: np.ndarray, size: np.ndarray, w: np.ndarray, stock: np.ndarray,
-            path: np.ndarray, c_explore: float, draws: bool, theta: np.ndarray = NO_THETA,
-            model_share: float = 0.0, gone: int = 0) -> int:
+            path: np.ndarray, c_explore: float, draws: bool, theta: np.ndarray, model_share: float, gone: int,
+            buf: np.ndarray, scores: np.ndarray) -> int:
     """Walk the tree in world ``w`` by UCB over the children legal there, expand one; return the path length.
 
     With ``draws`` the two cards drawn after a trick (public in the real game) are chance nodes
@@ -126,13 +126,12 @@ def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np
     ``model_share``, plays the card the opponent model draws for its hand in this world instead of
     the UCB choice (``gone``: the cards played before the root, the one on the table included).
     UCB there models a player who sees every card of the world, ours too; the model plays from
-    its own hand and what has been played, as the real opponent must.
+    its own hand and what has been played, as the real opponent must.  ``buf`` and ``scores``
+    are the model's scratch space (see :func:`agent.opponent.policy_card`).
     """
     cap = move.shape[0]
     node = 0
     depth = 0
-    buf = np.empty(N_WEIGHTS, dtype=np.float64)
-    scores = np.empty(40, dtype=np.float64)
     while not is_over(w):
         legal = legal_mask(w)
         seat = mover(w)
@@ -228,15 +227,17 @@ def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling:
     stock = np.empty(40, dtype=np.int64)
     path = np.empty(64, dtype=np.int64)  # 40 plays and 10 chance nodes at most
     uniform = np.zeros(N_WEIGHTS, dtype=np.float64)
+    buf = np.empty(N_WEIGHTS, dtype=np.float64)
+    scores = np.empty(40, dtype=np.float64)
     no_trace = np.empty(0, dtype=np.int64)  # the module's empty array is read-only in compiled code
     for _ in range(iterations):
         if draw_world(w0, hidden, need, voids, pool, cum, n_model, random_prior, w, stock):
             depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
-                            draws, uniform, 1.0, gone)
+                            draws, uniform, 1.0, gone, buf, scores)
             p0 = playout(w, stock, cfm, policy, eps, no_trace, RANDOM)
         else:
             depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
-                            draws, theta, model_share, gone)
+                            draws, theta, model_share, gone, buf, scores)
             p0 = playout(w, stock, cfm, policy, eps)
         backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
 
@@ -266,13 +267,15 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
     stock = np.empty(40, dtype=np.int64)
     path = np.empty(64, dtype=np.int64)  # 40 plays and 10 chance nodes at most
     uniform = np.zeros(N_WEIGHTS, dtype=np.float64)
+    buf = np.empty(N_WEIGHTS, dtype=np.float64)
+    scores = np.empty(40, dtype=np.float64)
     for _ in range(iterations):
         if draw_world(w0, hidden, need, voids, pool, cum, n_model, random_prior, w, stock):
             depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
-                            draws, uniform, 1.0, gone)
+                            draws, uniform, 1.0, gone, buf, scores)
         else:
             depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
-                            draws, theta, model_share, gone)
+                            draws, theta, model_share, gone, buf, scores)
         advance(w, stock, cfm, policy, eps, leaf_cards)
         p0 = w[W_P0]
         if not is_over(w):
