@@ -9,6 +9,11 @@ the draws in between are part of the sampled world, not of the tree.
 The reward is seat-relative: ``(1 - delta) * win + delta * share``, where
 ``share`` is the points fraction a player wants (its points in Tressette,
 the opponent's in Kifameno).
+
+The opponent model can take part (both off by default, see ``SearchConfig``):
+its nodes may follow the fitted policy instead of UCB some of the time, and an
+iteration may assume a uniformly random opponent, in the tree and in the
+playout, when its world comes from the random-player half of the pool.
 """
 
 from __future__ import annotations
