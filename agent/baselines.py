@@ -88,9 +88,13 @@ class MctsPolicy:
 _CONFIG_KEYS = {"c": "c_explore", "d": "delta", "e": "eps", "r": "random_prior"}
 
 
+def _is_number(text: str) -> bool:
+    return text.replace(".", "", 1).isdigit()
+
+
 def _mcts_policy(arg: str) -> MctsPolicy:
-    """Parse ``MS`` or ``iN``, then optional ``,cX`` ``,dX`` ``,eX`` ``,pN`` ``,tX`` ``,lN`` ``,random``
-    ``,novoids`` ``,draws`` settings."""
+    """Parse ``MS`` or ``iN``, then optional ``,cX`` ``,dX`` ``,eX`` ``,pN`` ``,tX`` ``,mX`` ``,mu`` ``,rX``
+    ``,lN`` ``,random`` ``,novoids`` ``,draws`` settings (KeyError for anything else)."""
     budget, *options = arg.split(",") if arg else [""]
     changes: dict[str, object] = {}
     for opt in options:
@@ -100,17 +104,17 @@ def _mcts_policy(arg: str) -> MctsPolicy:
             changes["draws"] = True
         elif opt[:1] == "p" and opt[1:].isdigit():
             changes["particles"] = int(opt[1:])
-        elif opt[:1] == "t" and opt[1:].replace(".", "", 1).isdigit():
+        elif opt[:1] == "t" and _is_number(opt[1:]):
             changes["temper"] = float(opt[1:])
         elif opt == "mu":
             changes["model_uniform"] = True
-        elif opt[:1] == "m" and opt[1:].replace(".", "", 1).isdigit():
+        elif opt[:1] == "m" and _is_number(opt[1:]):
             changes["model_share"] = float(opt[1:])
         elif opt == "novoids":
             changes["use_voids"] = False
         elif opt[:1] == "l" and opt[1:].isdigit():
             changes["leaf_cards"] = int(opt[1:])
-        elif opt[:1] in _CONFIG_KEYS:
+        elif opt[:1] in _CONFIG_KEYS and _is_number(opt[1:]):
             changes[_CONFIG_KEYS[opt[0]]] = float(opt[1:])
         else:
             raise KeyError(f"unknown mcts option {opt!r}")
