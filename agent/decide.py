@@ -42,8 +42,8 @@ class SearchConfig:
     particles: int = 2048
     """Candidate hidden hands weighed by the opponent model (0: uniform worlds)."""
     temper: float = 1.0
-    model_share: float = 0.0
-    """How often the opponent's tree nodes follow the opponent model instead of UCB."""
+    model_share: float = 0.3
+    """How often the opponent's tree nodes follow the opponent model instead of UCB (0: never)."""
     model_uniform: bool = False
     """Model the opponent as a uniformly random player (experiments)."""
     random_prior: float = 0.0

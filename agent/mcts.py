@@ -10,10 +10,11 @@ The reward is seat-relative: ``(1 - delta) * win + delta * share``, where
 ``share`` is the points fraction a player wants (its points in Tressette,
 the opponent's in Kifameno).
 
-The opponent model can take part (both off by default, see ``SearchConfig``):
-its nodes may follow the fitted policy instead of UCB some of the time, and an
-iteration may assume a uniformly random opponent, in the tree and in the
-playout, when its world comes from the random-player half of the pool.
+The opponent model takes part (see ``SearchConfig``): the opponent's nodes
+follow the fitted policy instead of UCB a share of the time (0.3 by default),
+and an iteration may assume a uniformly random opponent, in the tree and in
+the playout, when its world comes from the random-player half of the pool
+(off by default).
 """
 
 from __future__ import annotations

@@ -183,9 +183,10 @@ def test_arena_options_set_the_model_in_the_tree() -> None:
     """``mcts:...,mX,mu,rX`` set the model's share, a uniform model and the random player's prior."""
     from agent.baselines import get_policy
 
-    policy = get_policy("mcts:i100,m0.3,r0.2")
+    policy = get_policy("mcts:i100,m0.6,r0.2")
     config = policy.config  # type: ignore[attr-defined]
-    assert (config.model_share, config.model_uniform, config.random_prior) == (0.3, False, 0.2)
+    assert (config.model_share, config.model_uniform, config.random_prior) == (0.6, False, 0.2)
+    assert get_policy("mcts:i100,m0").config.model_share == 0.0  # type: ignore[attr-defined]
     assert get_policy("mcts:i100,m1,mu").config.model_uniform  # type: ignore[attr-defined]
     for bad in ("rx", "m", "c-1"):
         with pytest.raises(KeyError):
