@@ -53,9 +53,9 @@ class Root:
     cfm: bool
     pool: np.ndarray
     cum: np.ndarray
-    gone: int = 0
+    gone: int
     """The cards played so far, the one on the table included."""
-    n_model: int = 0
+    n_model: int
     """Pool entries from this index on are worlds where the opponent plays at random."""
 
     @property

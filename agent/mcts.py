@@ -237,14 +237,11 @@ def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling:
     scores = np.empty(40, dtype=np.float64)
     no_trace = np.empty(0, dtype=np.int64)  # the module's empty array is read-only in compiled code
     for _ in range(iterations):
-        if draw_world(w0, hidden, need, voids, pool, cum, n_model, random_prior, w, stock):
-            depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
-                            draws, uniform, 1.0, gone, buf, scores)
-            p0 = playout(w, stock, cfm, policy, eps, no_trace, RANDOM)
-        else:
-            depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
-                            draws, theta, model_share, gone, buf, scores)
-            p0 = playout(w, stock, cfm, policy, eps)
+        random_kind = draw_world(w0, hidden, need, voids, pool, cum, n_model, random_prior, w, stock)
+        depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
+                        draws, uniform if random_kind else theta, 1.0 if random_kind else model_share, gone,
+                        buf, scores)
+        p0 = playout(w, stock, cfm, policy, eps, no_trace, RANDOM if random_kind else -1)
         backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
 
 
@@ -276,12 +273,10 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
     buf = np.empty(N_WEIGHTS, dtype=np.float64)
     scores = np.empty(40, dtype=np.float64)
     for _ in range(iterations):
-        if draw_world(w0, hidden, need, voids, pool, cum, n_model, random_prior, w, stock):
-            depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
-                            draws, uniform, 1.0, gone, buf, scores)
-        else:
-            depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
-                            draws, theta, model_share, gone, buf, scores)
+        random_kind = draw_world(w0, hidden, need, voids, pool, cum, n_model, random_prior, w, stock)
+        depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
+                        draws, uniform if random_kind else theta, 1.0 if random_kind else model_share, gone,
+                        buf, scores)
         advance(w, stock, cfm, policy, eps, leaf_cards)
         p0 = w[W_P0]
         if not is_over(w):

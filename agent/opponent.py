@@ -319,18 +319,20 @@ def typed_pool(state: AgentState, hidden: np.ndarray, need: int, voids: int, *, 
     if theta is None or plays is None or plays.fixed.shape[0] == 0 or need == 0:
         return NO_POOL, NO_CUM, 0
     cands = draw_candidates(hidden, need, voids, size)
-    ll = temper * pool_log_likelihoods(theta, cands, plays.fixed, plays.leads, plays.gone, plays.chosen, mix)
-    pool = cands
-    n_model = cands.shape[0]
-    if random_prior > 0:
-        uniform = np.zeros_like(theta)
-        ll_random = temper * pool_log_likelihoods(uniform, cands, plays.fixed, plays.leads, plays.gone,
-                                                  plays.chosen, 0.0)
-        if random_prior >= 1.0:
-            ll, n_model = ll_random, 0
-        else:
-            ll = np.concatenate((ll + math.log(1.0 - random_prior), ll_random + math.log(random_prior)))
-            pool = np.concatenate((cands, cands))
+
+    def log_likelihoods(weights: np.ndarray, mix: float) -> np.ndarray:
+        return temper * pool_log_likelihoods(weights, cands, plays.fixed, plays.leads, plays.gone, plays.chosen,
+                                             mix)
+
+    pool, n_model = cands, cands.shape[0]
+    if random_prior >= 1.0:
+        ll, n_model = log_likelihoods(np.zeros_like(theta), 0.0), 0
+    elif random_prior > 0:
+        ll = np.concatenate((log_likelihoods(theta, mix) + math.log(1.0 - random_prior),
+                             log_likelihoods(np.zeros_like(theta), 0.0) + math.log(random_prior)))
+        pool = np.concatenate((cands, cands))
+    else:
+        ll = log_likelihoods(theta, mix)
     weights = np.exp(ll - ll.max())
     cum = np.cumsum(weights)
     return pool, cum / cum[-1], n_model
