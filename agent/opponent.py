@@ -342,7 +342,7 @@ def random_posterior(cum: np.ndarray, n_model: int) -> float:
     """Return the pool's posterior probability that the opponent plays at random (see :func:`typed_pool`)."""
     if cum.shape[0] <= n_model:
         return 0.0
-    return float(1.0 - cum[n_model - 1])
+    return float(1.0 - cum[n_model - 1]) if n_model > 0 else 1.0
 
 
 def effective_size(cum: np.ndarray) -> float:

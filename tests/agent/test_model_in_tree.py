@@ -74,6 +74,10 @@ def test_the_typed_pool_weighs_each_kind_by_its_prior_times_its_likelihood() -> 
     seed_kernels(3)
     plain, plain_cum, plain_n = typed_pool(state, root.hidden, root.need, root.voids, size=64)
     assert plain_n == 64 and (plain == pool[:64]).all() and random_posterior(plain_cum, plain_n) == 0.0
+    seed_kernels(3)
+    only_random, random_cum, random_n = typed_pool(state, root.hidden, root.need, root.voids, size=64,
+                                                   random_prior=1.0)
+    assert random_n == 0 and (only_random == plain).all() and random_posterior(random_cum, random_n) == 1.0
 
 
 def _posterior_after_stock(chooser: str, seed: int) -> float:
