@@ -135,8 +135,8 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
                      random_prior=config.random_prior)
     theta = NO_THETA
     if config.model_share > 0:
-        fitted = load_policy().get(state.cfm)
-        theta = np.zeros(N_WEIGHTS) if config.model_uniform or fitted is None else fitted
+        # Without a fitted policy the tree keeps plain UCB, as the pool keeps uniform worlds.
+        theta = np.zeros(N_WEIGHTS) if config.model_uniform else load_policy().get(state.cfm, NO_THETA)
     deadline = start + time_ms / 1000.0
     limit = iterations if iterations is not None else 1 << 62
     per_job = [limit // jobs + (1 if i < limit % jobs else 0) for i in range(jobs)] if jobs > 1 else [limit]
