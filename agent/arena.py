@@ -77,6 +77,8 @@ class MatchResult:
     variant: str
     deals: int
     seed: int = 0
+    first: int = 0
+    """The index of the match's first deal: chunks of one long match share a seed."""
     stats: dict[str, SideStats] = field(default_factory=dict)
     per_deal: list[int] = field(default_factory=list)
     """A's wins (0, 1 or 2) in each duplicate deal, in deal order: for paired comparisons."""
@@ -87,7 +89,7 @@ class MatchResult:
         rate, lo, hi = wilson(a.wins, a.games)
         out: dict[str, Any] = {"a": self.a, "b": self.b, "variant": self.variant, "deals": self.deals,
                                "games": a.games, "a_win_rate": rate, "a_ci95": [lo, hi],
-                               "seed": self.seed, "per_deal": self.per_deal}
+                               "seed": self.seed, "first": self.first, "per_deal": self.per_deal}
         for side in ("A", "B"):
             s = self.stats[side]
             out[side] = asdict(s) | {
@@ -162,11 +164,11 @@ def _job(args: tuple[str, str, str, int]) -> dict[str, SideStats]:
 
 
 def run_match(a: str, b: str, variant: Variant, deals: int, seed: int, jobs: int = 1,
-              progress: bool = True) -> MatchResult:
-    """Play ``deals`` duplicate deals (2 games each) between A and B."""
+              progress: bool = True, first: int = 0) -> MatchResult:
+    """Play ``deals`` duplicate deals (2 games each) between A and B, from deal ``first`` of ``seed``'s series."""
     make_player(a), make_player(b)  # fail fast on a bad name
-    result = MatchResult(a, b, variant.value, deals, seed, {"A": SideStats(), "B": SideStats()})
-    tasks = [(a, b, variant.value, seed * 1_000_003 + i) for i in range(deals)]
+    result = MatchResult(a, b, variant.value, deals, seed, first, {"A": SideStats(), "B": SideStats()})
+    tasks = [(a, b, variant.value, seed * 1_000_003 + i) for i in range(first, first + deals)]
     bar = tqdm(total=deals, disable=not progress, desc=f"{a} vs {b}", unit="deal", file=sys.stderr)
     warm_players(a, b)  # compile outside the timed moves
     if jobs <= 1:
@@ -198,13 +200,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--deals", type=int, default=100, help="duplicate deals (each played twice)")
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="tressette")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first", type=int, default=0,
+                        help="start at this deal of the seed's series (chunks of one long match)")
     parser.add_argument("--jobs", type=int, default=1, help="processes (use the number of cores)")
     parser.add_argument("--json", metavar="FILE", help="also write the summary as JSON ('-' for stdout)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     try:
         result = run_match(args.a, args.b, Variant(args.variant), args.deals, args.seed, args.jobs,
-                           progress=not args.no_progress)
+                           progress=not args.no_progress, first=args.first)
     except KeyError as exc:
         print(f"treset-agent arena: {exc.args[0]}", file=sys.stderr)
         return 2

@@ -1,11 +1,12 @@
 """``treset-agent pool FILE...``: one result from several arena runs of the same match.
 
-Long matches are run in chunks (``arena ... --seed S --json FILE`` with a new
-seed per chunk, so no deal repeats) that survive an interrupted session; this
+Long matches are run in chunks (``arena ... --seed S --first K --json FILE``, or a
+new seed per chunk, so no deal repeats) that survive an interrupted session; this
 adds the chunks up and prints the pooled win rate with its 95% interval.
 
 ``treset-agent pool --compare X.json Y.json`` compares two players measured on the
-same deals (same variant, seed and opponent) deal by deal: the luck of a deal is
+same deals (same variant and opponent; deals pair by seed and index, and X or Y may
+be several chunks, comma-separated) deal by deal: the luck of a deal is
 shared by both runs, so the difference of their win rates is known far more
 precisely than either rate.
 """
@@ -49,23 +50,42 @@ def pool(summaries: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def compare(x: dict[str, Any], y: dict[str, Any]) -> dict[str, Any]:
+def deal_results(runs: list[dict[str, Any]]) -> dict[tuple[int, int], int]:
+    """Return A's wins per deal, keyed by (seed, deal index), over arena runs of one match."""
+    out: dict[tuple[int, int], int] = {}
+    for run in runs:
+        if not run.get("per_deal"):
+            raise ValueError("every run needs per-deal results (arena --json writes them)")
+        first = run.get("first", 0)
+        for i, wins in enumerate(run["per_deal"]):
+            out[(run.get("seed", 0), first + i)] = wins
+    return out
+
+
+def compare(x: dict[str, Any] | list[dict[str, Any]], y: dict[str, Any] | list[dict[str, Any]]) -> dict[str, Any]:
     """Return X's win rate minus Y's over the deals both played, with a paired 95% interval.
 
-    Raises ValueError when the runs are not on the same deals or lack per-deal results.
+    X and Y are arena results (or lists of chunks of one run); deals pair by seed and index.
+    Raises ValueError when they are against different opponents or variants, lack per-deal
+    results, or share no deal.
     """
-    if (x["variant"], x.get("seed"), x["b"]) != (y["variant"], y.get("seed"), y["b"]):
-        raise ValueError("the runs are not on the same deals against the same opponent "
-                         "(variant, seed and side B must match)")
-    if not x.get("per_deal") or not y.get("per_deal"):
-        raise ValueError("both runs need per-deal results (arena --json writes them)")
-    n = min(len(x["per_deal"]), len(y["per_deal"]))
-    diffs = [(a - b) / 2 for a, b in zip(x["per_deal"][:n], y["per_deal"][:n], strict=True)]
+    xs, ys = (r if isinstance(r, list) else [r] for r in (x, y))
+    if not xs or not ys:
+        raise ValueError("nothing to compare")
+    matches = {(r["variant"], r["b"]) for r in xs + ys}
+    if len(matches) != 1 or len({r["a"] for r in xs}) != 1 or len({r["a"] for r in ys}) != 1:
+        raise ValueError("the runs are not of one player each against the same opponent in one variant")
+    xd, yd = deal_results(xs), deal_results(ys)
+    common = sorted(xd.keys() & yd.keys())
+    n = len(common)
+    if n == 0:
+        raise ValueError("the runs share no deal (same seed and deal index)")
+    diffs = [(xd[k] - yd[k]) / 2 for k in common]
     mean = sum(diffs) / n
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
     half = 1.96 * math.sqrt(var / n)
-    return {"x": x["a"], "y": y["a"], "b": x["b"], "variant": x["variant"], "deals": n,
-            "x_win_rate": sum(x["per_deal"][:n]) / (2 * n), "y_win_rate": sum(y["per_deal"][:n]) / (2 * n),
+    return {"x": xs[0]["a"], "y": ys[0]["a"], "b": xs[0]["b"], "variant": xs[0]["variant"], "deals": n,
+            "x_win_rate": sum(xd[k] for k in common) / (2 * n), "y_win_rate": sum(yd[k] for k in common) / (2 * n),
             "difference": mean, "ci95": [mean - half, mean + half]}
 
 
@@ -74,7 +94,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="treset-agent pool", description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", help="arena results written with --json")
     parser.add_argument("--json", action="store_true", help="print the pooled summary as JSON")
-    parser.add_argument("--compare", action="store_true", help="compare two runs on the same deals, deal by deal")
+    parser.add_argument("--compare", action="store_true",
+                        help="compare two runs on the same deals, deal by deal (X and Y: FILE or FILE,FILE,... chunks)")
     args = parser.parse_args(argv)
     if args.compare:
         return _main_compare(args.files)
@@ -107,9 +128,12 @@ def _main_compare(files: list[str]) -> int:
         if len(files) != 2:
             raise ValueError("--compare takes exactly two arena results")
         runs = []
-        for name in files:
-            with open(name) as f:
-                runs.append(json.load(f))
+        for names in files:
+            chunks = []
+            for name in names.split(","):
+                with open(name) as f:
+                    chunks.append(json.load(f))
+            runs.append(chunks)
         c = compare(runs[0], runs[1])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"treset-agent pool: {exc}", file=sys.stderr)

@@ -105,7 +105,18 @@ def test_compare_pairs_two_players_deal_by_deal(tmp_path: Path) -> None:
     assert c["ci95"][0] <= c["difference"] <= c["ci95"][1]
     text = _agent("pool", "--compare", str(tmp_path / "greedy.json"), str(tmp_path / "random.json")).stdout
     assert "4 common duplicate deals" in text
+    # A chunk from deal 2 on replays the same deals: it pairs with the whole run's deals 2 and 3 only.
+    chunk = tmp_path / "chunk.json"
+    run = _agent("arena", "random", "random", "--deals", "2", "--first", "2", "--seed", "3", "--json", str(chunk),
+                 "--no-progress")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(chunk.read_text())["per_deal"] == runs["random"]["per_deal"][2:]
+    text = _agent("pool", "--compare", f"{tmp_path / 'greedy.json'}", f"{tmp_path / 'random.json'},{chunk}").stdout
+    assert "4 common duplicate deals" in text
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**runs["random"], "seed": 4}))
     refused = _agent("pool", "--compare", str(tmp_path / "greedy.json"), str(other))
-    assert refused.returncode == 2 and "same deals" in refused.stderr
+    assert refused.returncode == 2 and "share no deal" in refused.stderr
+    other.write_text(json.dumps({**runs["random"], "b": "greedy"}))
+    refused = _agent("pool", "--compare", str(tmp_path / "greedy.json"), str(other))
+    assert refused.returncode == 2 and "same opponent" in refused.stderr
