@@ -48,6 +48,8 @@ class SearchConfig:
     """Model the opponent as a uniformly random player (experiments)."""
     random_prior: float = 0.0
     """Prior probability that the opponent plays at random (then it does so in the tree)."""
+    stop_early: bool = True
+    """Stop once the most visited card can no longer be overtaken in the iterations left."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +142,7 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     deadline = start + time_ms / 1000.0
     limit = iterations if iterations is not None else 1 << 62
     per_job = [limit // jobs + (1 if i < limit % jobs else 0) for i in range(jobs)] if jobs > 1 else [limit]
+    progress = Progress(per_job, deadline)
 
     def run(job: int) -> Tree:
         seed_kernels(seeds[job])
@@ -153,6 +156,10 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
                    draws=config.draws, theta=theta, model_share=config.model_share,
                    random_prior=config.random_prior)
             done += n
+            tree.root_visits(progress.visits[job])
+            progress.done[job] = done
+            if config.stop_early and progress.settled(time.perf_counter()):
+                break
         return tree
 
     if jobs == 1:
@@ -170,6 +177,38 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     stats = {card_name(c): {"visits": int(v), "mean": round(s / v, 4) if v else None}
              for c, (v, s) in merged.items()}
     return Decision(best, "mcts", total, None, stats, (time.perf_counter() - start) * 1000)
+
+
+class Progress:
+    """Each root-parallel job's root visits and iterations so far, to stop when the choice is settled.
+
+    The card played is the most visited over all jobs, so once its lead over the
+    runner-up exceeds every iteration still to come (by the iteration caps, or the
+    jobs' rates until the deadline) more search cannot change the card: stopping
+    then only saves time.
+    """
+
+    def __init__(self, per_job: list[int], deadline: float) -> None:
+        self.per_job = per_job
+        self.deadline = deadline
+        self.started = time.perf_counter()
+        self.visits = np.zeros((len(per_job), 40), dtype=np.int64)
+        self.done = [0] * len(per_job)
+
+    def remaining(self, now: float) -> float:
+        """Return an upper estimate of the iterations all jobs may still run."""
+        left = max(0.0, self.deadline - now)
+        elapsed = max(now - self.started, 1e-9)
+        # Playouts slow down as the tree deepens, so the mean rate so far overstates the rate to come.
+        return sum(min(cap - done, done / elapsed * left) for cap, done in zip(self.per_job, self.done, strict=True))
+
+    def settled(self, now: float) -> bool:
+        """Return whether the most visited root card can no longer be overtaken."""
+        totals = self.visits.sum(axis=0)
+        top2 = np.partition(totals, -2)[-2:]
+        # Other jobs' rows may be one chunk old; their chunks in flight count as still to come.
+        stale = CHUNK * (len(self.per_job) - 1)
+        return bool(top2[1] - top2[0] > self.remaining(now) + stale)
 
 
 def warmup() -> None:

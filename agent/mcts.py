@@ -88,6 +88,13 @@ class Tree:
         self.reward = np.zeros(n, dtype=np.float64)
         self.size = np.ones(1, dtype=np.int64)
 
+    def root_visits(self, out: np.ndarray) -> None:
+        """Write each root card's visits into ``out`` (indexed by card)."""
+        node = self.child[0]
+        while node >= 0:
+            out[self.move[node]] = self.visits[node]
+            node = self.sibling[node]
+
     def root_stats(self) -> dict[int, tuple[int, float]]:
         """Return ``{card: (visits, mean reward)}`` for the root's children."""
         out = {}

@@ -120,3 +120,16 @@ def test_compare_pairs_two_players_deal_by_deal(tmp_path: Path) -> None:
     other.write_text(json.dumps({**runs["random"], "b": "greedy"}))
     refused = _agent("pool", "--compare", str(tmp_path / "greedy.json"), str(other))
     assert refused.returncode == 2 and "same opponent" in refused.stderr
+
+
+def test_bench_json_prints_every_figure() -> None:
+    """``bench --json`` is one object with the issue's keys, each a positive measurement."""
+    run = _agent("bench", "--json", "--seconds", "0.2", "--positions", "2", "--time-ms", "40", "--endgames", "4")
+    assert run.returncode == 0, run.stderr
+    r = json.loads(run.stdout)
+    for key in ("playouts_per_s", "reference_playouts_per_s", "mcts_iterations_per_s", "solver_ms_median",
+                "solver_ms_p95", "solver_ms_max", "decide_ms_mean", "decide_full_ms_mean"):
+        assert r[key] > 0, key
+    assert r["playout_speedup"] == r["playouts_per_s"] / r["reference_playouts_per_s"]
+    assert r["solver_ms_median"] <= r["solver_ms_p95"] <= r["solver_ms_max"] and r["solver_endgames"] == 4
+    assert r["decide_limit_ms"] == 100 and r["decide_ms_max"] >= r["decide_ms_median"]

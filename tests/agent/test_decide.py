@@ -5,9 +5,11 @@ from __future__ import annotations
 import random
 
 from agent.arena import run_match
-from agent.decide import decide
+from agent.decide import SearchConfig, decide
 from tests.agent.conftest import position
 from tressette import Deal, Variant, state_from_view, view_of
+
+FULL = SearchConfig(stop_early=False)
 
 
 def test_every_card_chosen_is_legal_in_real_games() -> None:
@@ -31,9 +33,31 @@ def test_seeded_runs_are_reproducible() -> None:
     a = decide(state, iterations=4000, seed=11)
     b = decide(state, iterations=4000, seed=11)
     assert (a.card, a.stats, a.iterations) == (b.card, b.stats, b.iterations)
-    assert a.iterations == 4000
-    parallel = decide(state, iterations=4000, seed=11, jobs=2)
+    assert a.iterations <= 4000
+    assert decide(state, iterations=4000, seed=11, config=FULL).iterations == 4000
+    parallel = decide(state, iterations=4000, seed=11, jobs=2, config=FULL)
     assert parallel.iterations == 4000 and parallel.card in state.legal_moves()
+
+
+def test_stopping_early_never_changes_the_card() -> None:
+    """A search stopped once its most visited card cannot be overtaken plays what the whole search plays.
+
+    Seeded, with an iteration cap, the early run is a prefix of the whole run: when it
+    stops, the leader's margin exceeds the iterations it skipped, and the card is the same.
+    """
+    cap, stopped = 6000, 0
+    for seed in range(24):
+        _, state = position(seed, Variant(("tressette", "kifameno")[seed % 2]), seed % 9, follow=seed % 3 == 0)
+        if state.all_known or len(state.legal_moves()) == 1:
+            continue
+        early = decide(state, iterations=cap, seed=seed, time_ms=10**7)
+        whole = decide(state, iterations=cap, seed=seed, time_ms=10**7, config=FULL)
+        assert early.card == whole.card and whole.iterations == cap
+        if early.iterations < cap:
+            stopped += 1
+            visits = sorted(s["visits"] for s in early.stats.values())
+            assert visits[-1] - visits[-2] > cap - early.iterations
+    assert stopped >= 6
 
 
 def test_the_agent_beats_random_play() -> None:
