@@ -1,7 +1,8 @@
 """Choose a card: the exact solver when every card's place is known, ISMCTS otherwise.
 
 The search runs in compiled chunks between clock checks so a decision never
-overruns its budget by more than a chunk (a few milliseconds).  With
+overruns its budget by more than a chunk (a few milliseconds), and stops sooner
+once more search could not change the card (:class:`Progress`).  With
 ``jobs > 1`` independent trees search in parallel threads (the kernels release
 the GIL) and their root statistics are summed (root parallelism).
 """
