@@ -5,12 +5,14 @@
 #
 # plays deals FIRST..LAST-1 of SEED's series, CHUNK (default 50) at a time, each chunk into
 # OUTDIR/VARIANT-SEED-K.json (K = its first deal); chunks already there are skipped, so the same
-# command resumes a match. Remove OUTDIR/go to stop after the chunk in progress. Run it from a
-# checkout (or `git worktree`) nobody edits meanwhile: each chunk imports the code afresh.
+# command resumes a match. Remove OUTDIR/go to stop after the chunk in progress. The chunks run
+# the code of the checkout the script is in; run it from one nobody edits meanwhile (a
+# `git worktree`): each chunk imports the code afresh.
 # Pool the chunks with `treset-agent pool OUTDIR/VARIANT-SEED-*.json`.
 set -euo pipefail
-a=$1 b=$2 variant=$3 seed=$4 k=$5 last=$6 outdir=$7 chunk=${8:-50}
+a=$1 b=$2 variant=$3 seed=$4 k=$5 last=$6 outdir=$(realpath -m "$7") chunk=${8:-50}
 mkdir -p "$outdir"
+cd "$(dirname "$0")/.."
 touch "$outdir/go"
 while [ "$k" -lt "$last" ] && [ -f "$outdir/go" ]; do
   n=$(( last - k < chunk ? last - k : chunk ))

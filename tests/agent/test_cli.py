@@ -133,3 +133,22 @@ def test_bench_json_prints_every_figure() -> None:
     assert r["playout_speedup"] == r["playouts_per_s"] / r["reference_playouts_per_s"]
     assert r["solver_ms_median"] <= r["solver_ms_p95"] <= r["solver_ms_max"] and r["solver_endgames"] == 4
     assert r["decide_limit_ms"] == 100 and r["decide_ms_max"] >= r["decide_ms_median"]
+
+
+def test_arena_chunks_script_resumes_and_pools_to_the_whole_match(tmp_path: Path) -> None:
+    """scripts/arena-chunks.sh writes one file per chunk, skips finished chunks, and pools to the one-run result."""
+    script = Path(__file__).resolve().parents[2] / "scripts" / "arena-chunks.sh"
+    args = ["bash", str(script), "greedy", "random", "kifameno", "5", "0", "5", str(tmp_path), "2"]
+    first = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+    assert first.returncode == 0, first.stderr
+    chunks = sorted(tmp_path.glob("kifameno-5-*.json"))
+    assert [p.name for p in chunks] == ["kifameno-5-0.json", "kifameno-5-2.json", "kifameno-5-4.json"]
+    again = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+    assert again.returncode == 0 and "deals" not in again.stdout  # nothing left to play
+    whole = tmp_path / "whole.json"
+    _agent("arena", "greedy", "random", "--deals", "5", "--seed", "5", "--variant", "kifameno", "--json", str(whole),
+           "--no-progress")
+    pooled = json.loads(_agent("pool", "--json", *map(str, chunks)).stdout)
+    expected = json.loads(whole.read_text())
+    assert pooled["deals"] == 5 and pooled["A"]["wins"] == expected["A"]["wins"]
+    assert [w for c in chunks for w in json.loads(c.read_text())["per_deal"]] == expected["per_deal"]
