@@ -87,7 +87,8 @@ def decision_overrun(positions: int, time_ms: int = 100) -> dict[str, float]:
     Returns the median and maximum wall time and how far the slowest went past the limit,
     and the mean time with and without stopping once the card is settled (same positions).
     """
-    walls, full_walls = [], []
+    walls: list[float] = []
+    full_walls: list[float] = []
     for i in range(positions):
         rng = random.Random(500 + i)
         deal = Deal.new(Variant(("tressette", "kifameno")[i % 2]), i % 2, rng)
