@@ -97,7 +97,9 @@ def _leave_after(site: Site, opener: str, joiner: str, variant: str, moves: int)
                 except TimeoutError:
                     continue
                 view = msg["table"]["view"] if is_table(msg) else None
-                if view and 2 * len(view["history"]) + len(view["table"]) == played and view["to_move"] == msg["table"]["you"]:
+                # played < moves again here: the other client may have played the last card this round.
+                if (view and played < moves and 2 * len(view["history"]) + len(view["table"]) == played
+                        and view["to_move"] == msg["table"]["you"]):
                     c.send({"type": "play", "table_id": table_id, "card": view["legal"][0]})
                     played += 1
         a.wait_for(lambda m: is_table(m) and m["table"]["view"] is not None
