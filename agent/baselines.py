@@ -94,7 +94,7 @@ def _is_number(text: str) -> bool:
 
 def _mcts_policy(arg: str) -> MctsPolicy:
     """Parse ``MS`` or ``iN``, then optional ``,cX`` ``,dX`` ``,eX`` ``,pN`` ``,tX`` ``,mX`` ``,mu`` ``,rX``
-    ``,lN`` ``,random`` ``,novoids`` ``,draws`` ``,full`` settings (KeyError for anything else)."""
+    ``,lN`` ``,sN`` ``,random`` ``,novoids`` ``,draws`` ``,full`` settings (KeyError for anything else)."""
     budget, *options = arg.split(",") if arg else [""]
     changes: dict[str, object] = {}
     for opt in options:
@@ -104,6 +104,8 @@ def _mcts_policy(arg: str) -> MctsPolicy:
             changes["draws"] = True
         elif opt == "full":
             changes["stop_early"] = False
+        elif opt[:1] == "s" and opt[1:].isdigit() and int(opt[1:]) > 0:
+            changes["tree_iterations"] = int(opt[1:])
         elif opt[:1] == "p" and opt[1:].isdigit():
             changes["particles"] = int(opt[1:])
         elif opt[:1] == "t" and _is_number(opt[1:]):

@@ -51,6 +51,8 @@ class SearchConfig:
     """Prior probability that the opponent plays at random (then it does so in the tree)."""
     stop_early: bool = True
     """Stop once the most visited card can no longer be overtaken in the iterations left."""
+    tree_iterations: int = 0
+    """Search a series of fresh trees of this many iterations and sum their root visits (0: one tree)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +117,9 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
 
     The search stops at ``iterations`` (when given) or when ``time_ms`` has
     passed, whichever comes first.  ``seed`` makes a run with an iteration cap
-    reproducible (a time limit alone depends on the machine's speed).
+    reproducible (a time limit alone depends on the machine's speed; with
+    ``jobs > 1`` where a settled search stops depends on the threads' timing, the
+    card it plays does not).
     """
     start = time.perf_counter()
     config = config or SearchConfig()
@@ -145,32 +149,43 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     per_job = [limit // jobs + (1 if i < limit % jobs else 0) for i in range(jobs)] if jobs > 1 else [limit]
     progress = Progress(per_job, deadline)
 
-    def run(job: int) -> Tree:
+    def run(job: int) -> list[dict[int, tuple[int, float]]]:
         seed_kernels(seeds[job])
-        tree = Tree(min(TREE_CAPACITY, per_job[job] + 1))
+        # With ``tree_iterations`` the job searches a series of fresh trees of that size (an ensemble).
+        per_tree = min(per_job[job], config.tree_iterations or per_job[job])
+        tree = Tree(min(TREE_CAPACITY, per_tree + 1))
         tt = (_table() if _is_main_thread() else new_table()) if config.leaf_cards else None
-        done = 0
+        finished: list[dict[int, tuple[int, float]]] = []
+        before = np.zeros(40, dtype=np.int64)  # root visits of the job's finished trees
+        done = in_tree = 0
         while done < per_job[job] and time.perf_counter() < deadline:
-            n = min(CHUNK, per_job[job] - done)
+            n = min(CHUNK, per_job[job] - done, per_tree - in_tree)
             search(tree, root, n, c_explore=config.c_explore, delta=config.delta,
                    policy=config.policy, eps=config.eps, leaf_cards=config.leaf_cards, tt=tt,
                    draws=config.draws, theta=theta, model_share=config.model_share,
                    random_prior=config.random_prior)
             done += n
-            tree.root_visits(progress.visits[job])
+            in_tree += n
+            progress.visits[job] = before
+            tree.add_root_visits(progress.visits[job])
             progress.done[job] = done
             if config.stop_early and progress.settled(time.perf_counter()):
                 break
-        return tree
+            if in_tree == per_tree and done < per_job[job]:
+                finished.append(tree.root_stats())
+                before = progress.visits[job].copy()
+                tree.clear()
+                in_tree = 0
+        return [*finished, tree.root_stats()]
 
     if jobs == 1:
-        trees = [run(0)]
+        runs = [run(0)]
     else:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            trees = list(pool.map(run, range(jobs)))
+            runs = list(pool.map(run, range(jobs)))
     merged: dict[int, list[float]] = {c: [0, 0.0] for c in legal}
-    for tree in trees:
-        for c, (v, mean) in tree.root_stats().items():
+    for tree_stats in (stats for job_stats in runs for stats in job_stats):
+        for c, (v, mean) in tree_stats.items():
             merged[c][0] += v
             merged[c][1] += v * mean
     total = int(sum(v for v, _ in merged.values()))

@@ -88,11 +88,19 @@ class Tree:
         self.reward = np.zeros(n, dtype=np.float64)
         self.size = np.ones(1, dtype=np.int64)
 
-    def root_visits(self, out: np.ndarray) -> None:
-        """Write each root card's visits into ``out`` (indexed by card)."""
+    def clear(self) -> None:
+        """Empty the tree down to a fresh root (the arrays are reused)."""
+        self.child[0] = -1
+        self.visits[0] = 0
+        self.avail[0] = 0
+        self.reward[0] = 0.0
+        self.size[0] = 1
+
+    def add_root_visits(self, out: np.ndarray) -> None:
+        """Add each root card's visits to ``out`` (indexed by card)."""
         node = self.child[0]
         while node >= 0:
-            out[self.move[node]] = self.visits[node]
+            out[self.move[node]] += self.visits[node]
             node = self.sibling[node]
 
     def root_stats(self) -> dict[int, tuple[int, float]]:

@@ -50,8 +50,11 @@ def test_stopping_early_never_changes_the_card() -> None:
         _, state = position(seed, Variant(("tressette", "kifameno")[seed % 2]), seed % 9, follow=seed % 3 == 0)
         if state.all_known or len(state.legal_moves()) == 1:
             continue
-        early = decide(state, iterations=cap, seed=seed, time_ms=10**7)
-        whole = decide(state, iterations=cap, seed=seed, time_ms=10**7, config=FULL)
+        # Every third search is an ensemble of four trees: the visits to come span trees too.
+        trees = 1500 if seed % 3 == 1 else 0
+        early = decide(state, iterations=cap, seed=seed, time_ms=10**7, config=SearchConfig(tree_iterations=trees))
+        whole = decide(state, iterations=cap, seed=seed, time_ms=10**7,
+                       config=SearchConfig(stop_early=False, tree_iterations=trees))
         assert early.card == whole.card and whole.iterations == cap
         if early.iterations < cap:
             stopped += 1
@@ -133,3 +136,24 @@ def test_public_draws_split_the_tree_by_what_was_drawn() -> None:
                 chance = tree.sibling[chance]
             mine = tree.sibling[mine]
     assert drawn_played > 0
+
+
+def test_an_ensemble_of_small_trees_spreads_its_visits() -> None:
+    """With trees of one iteration each, every tree tries one root card: the visits spread over all of them.
+
+    One tree of the same budget concentrates its visits on the cards that search well,
+    and both count every iteration once.
+    """
+    _, state = position(4, Variant.TRESSETTE, 1)  # a lead: ten cards
+    legal = state.legal_moves()
+    assert len(legal) == 10
+    ensemble = decide(state, iterations=2000, seed=2, time_ms=10**7,
+                      config=SearchConfig(stop_early=False, tree_iterations=1))
+    single = decide(state, iterations=2000, seed=2, time_ms=10**7, config=FULL)
+    for d in (ensemble, single):
+        assert d.iterations == 2000 and sum(s["visits"] for s in d.stats.values()) == 2000
+        assert d.card in legal
+    spread = sorted(s["visits"] for s in ensemble.stats.values())
+    assert len(spread) == 10 and spread[0] >= 140 and spread[-1] <= 260  # 200 each, give or take 4 sd
+    visits = sorted(s["visits"] for s in single.stats.values())
+    assert visits[-1] - visits[0] > 200
