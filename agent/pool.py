@@ -100,11 +100,7 @@ def main(argv: list[str]) -> int:
     if args.compare:
         return _main_compare(args.files)
     try:
-        summaries = []
-        for name in args.files:
-            with open(name) as f:
-                summaries.append(json.load(f))
-        pooled = pool(summaries)
+        pooled = pool(_read(args.files))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"treset-agent pool: {exc}", file=sys.stderr)
         return 2
@@ -122,19 +118,20 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _read(names: list[str]) -> list[dict[str, Any]]:
+    """Return the arena results saved in the files ``names``."""
+    runs = []
+    for name in names:
+        with open(name) as f:
+            runs.append(json.load(f))
+    return runs
+
 
 def _main_compare(files: list[str]) -> int:
     try:
         if len(files) != 2:
             raise ValueError("--compare takes exactly two arena results")
-        runs = []
-        for names in files:
-            chunks = []
-            for name in names.split(","):
-                with open(name) as f:
-                    chunks.append(json.load(f))
-            runs.append(chunks)
-        c = compare(runs[0], runs[1])
+        c = compare(_read(files[0].split(",")), _read(files[1].split(",")))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"treset-agent pool: {exc}", file=sys.stderr)
         return 2
