@@ -27,13 +27,16 @@ _SUMMED = ("wins", "games", "points", "moves", "think_s")
 def pool(summaries: list[dict[str, Any]]) -> dict[str, Any]:
     """Return the pooled summary of arena summaries of one match (same sides and variant).
 
-    Raises ValueError when the list is empty or mixes matches.
+    Raises ValueError when the list is empty, mixes matches, or holds a deal twice (a chunk
+    passed twice, or overlapping chunks, would count its games twice).
     """
     if not summaries:
         raise ValueError("no arena results to pool")
     matches = {(s["a"], s["b"], s["variant"]) for s in summaries}
     if len(matches) != 1:
         raise ValueError(f"the results are of different matches: {sorted(matches)}")
+    # Runs without per-deal results (older files) cannot be checked deal by deal.
+    deal_results([s for s in summaries if s.get("per_deal")])
     a, b, variant = matches.pop()
     out: dict[str, Any] = {"a": a, "b": b, "variant": variant, "runs": len(summaries),
                            "deals": sum(s["deals"] for s in summaries)}
@@ -51,14 +54,20 @@ def pool(summaries: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def deal_results(runs: list[dict[str, Any]]) -> dict[tuple[int, int], int]:
-    """Return A's wins per deal, keyed by (seed, deal index), over arena runs of one match."""
+    """Return A's wins per deal, keyed by (seed, deal index), over arena runs of one match.
+
+    Raises ValueError when a run lacks per-deal results or two runs hold the same deal.
+    """
     out: dict[tuple[int, int], int] = {}
     for run in runs:
         if not run.get("per_deal"):
             raise ValueError("every run needs per-deal results (arena --json writes them)")
         first = run.get("first", 0)
         for i, wins in enumerate(run["per_deal"]):
-            out[(run.get("seed", 0), first + i)] = wins
+            key = (run.get("seed", 0), first + i)
+            if key in out:
+                raise ValueError(f"deal {key[1]} of seed {key[0]} is in two of the runs (overlapping chunks?)")
+            out[key] = wins
     return out
 
 

@@ -86,6 +86,8 @@ def test_pool_adds_up_arena_chunks(tmp_path: Path) -> None:
     other.write_text(json.dumps({**chunks[0], "variant": "kifameno"}))
     refused = _agent("pool", str(files[0]), str(other))
     assert refused.returncode == 2 and "different matches" in refused.stderr
+    twice = _agent("pool", str(files[0]), str(files[1]), str(files[0]))
+    assert twice.returncode == 2 and "deal 0 of seed 1 is in two of the runs" in twice.stderr
 
 
 def test_compare_pairs_two_players_deal_by_deal(tmp_path: Path) -> None:
@@ -111,8 +113,11 @@ def test_compare_pairs_two_players_deal_by_deal(tmp_path: Path) -> None:
                  "--no-progress")
     assert run.returncode == 0, run.stderr
     assert json.loads(chunk.read_text())["per_deal"] == runs["random"]["per_deal"][2:]
-    text = _agent("pool", "--compare", f"{tmp_path / 'greedy.json'}", f"{tmp_path / 'random.json'},{chunk}").stdout
-    assert "4 common duplicate deals" in text
+    text = _agent("pool", "--compare", f"{tmp_path / 'greedy.json'}", str(chunk)).stdout
+    assert "2 common duplicate deals" in text
+    # ... and overlaps the whole run, so the two cannot stand together for one side.
+    refused = _agent("pool", "--compare", f"{tmp_path / 'greedy.json'}", f"{tmp_path / 'random.json'},{chunk}")
+    assert refused.returncode == 2 and "deal 2 of seed 3 is in two of the runs" in refused.stderr
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**runs["random"], "seed": 4}))
     refused = _agent("pool", "--compare", str(tmp_path / "greedy.json"), str(other))
