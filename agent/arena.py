@@ -135,6 +135,11 @@ def play_game(players: dict[int, tuple[str, Policy]], variant: Variant, deal_see
     return stats
 
 
+def series_deal_seed(seed: int, index: int) -> int:
+    """Return the random seed of deal ``index`` of match seed ``seed``'s series (chunks share the numbering)."""
+    return seed * 1_000_003 + index
+
+
 def play_duplicate(a: str, b: str, variant: Variant, deal_seed: int) -> dict[str, SideStats]:
     """Play deal ``deal_seed`` twice, A in seat 0 then in seat 1 (same first leader)."""
     pa, pb = make_player(a), make_player(b)
@@ -168,7 +173,7 @@ def run_match(a: str, b: str, variant: Variant, deals: int, seed: int, jobs: int
     """Play ``deals`` duplicate deals (2 games each) between A and B, from deal ``first`` of ``seed``'s series."""
     make_player(a), make_player(b)  # fail fast on a bad name
     result = MatchResult(a, b, variant.value, deals, seed, first, {"A": SideStats(), "B": SideStats()})
-    tasks = [(a, b, variant.value, seed * 1_000_003 + i) for i in range(first, first + deals)]
+    tasks = [(a, b, variant.value, series_deal_seed(seed, i)) for i in range(first, first + deals)]
     bar = tqdm(total=deals, disable=not progress, desc=f"{a} vs {b}", unit="deal", file=sys.stderr)
     warm_players(a, b)  # compile outside the timed moves
     if jobs <= 1:

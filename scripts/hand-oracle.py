@@ -14,7 +14,7 @@ import json
 import random
 import sys
 
-from agent.arena import make_player
+from agent.arena import make_player, series_deal_seed
 from tressette import Deal, Variant, state_from_view, view_of
 
 SEED = 11
@@ -22,12 +22,12 @@ SEED = 11
 
 def play(deal_index: int, spec: str) -> int:
     """Return SPEC's wins (0-2) over the deal's two games."""
-    deal_seed = SEED * 1_000_003 + deal_index  # as agent.arena.run_match numbers its deals
+    seed = series_deal_seed(SEED, deal_index)
     wins = 0
     for a_seat in (0, 1):
         oracle, opponent = make_player(spec), make_player("random")
-        deal = Deal.new(Variant.TRESSETTE, deal_seed % 2, random.Random(deal_seed))
-        rng = random.Random(deal_seed * 2 + a_seat)
+        deal = Deal.new(Variant.TRESSETTE, seed % 2, random.Random(seed))
+        rng = random.Random(seed * 2 + a_seat)
         while not deal.is_over:
             seat = deal.to_move
             state = state_from_view(view_of(deal, seat))
