@@ -45,6 +45,8 @@ class SearchConfig:
     temper: float = 1.0
     model_share: float = 0.3
     """How often the opponent's tree nodes follow the opponent model instead of UCB (0: never)."""
+    blunder_share: float = 0.0
+    """How often the opponent's tree nodes play a uniformly random card (before the model's share)."""
     model_uniform: bool = False
     """Model the opponent as a uniformly random player (experiments)."""
     random_prior: float = 0.0
@@ -163,7 +165,7 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
             search(tree, root, n, c_explore=config.c_explore, delta=config.delta,
                    policy=config.policy, eps=config.eps, leaf_cards=config.leaf_cards, tt=tt,
                    draws=config.draws, theta=theta, model_share=config.model_share,
-                   random_prior=config.random_prior)
+                   random_prior=config.random_prior, blunder_share=config.blunder_share)
             done += n
             in_tree += n
             progress.visits[job] = before

@@ -136,7 +136,7 @@ def add_child(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: 
 def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray, visits: np.ndarray,
             avail: np.ndarray, reward: np.ndarray, size: np.ndarray, w: np.ndarray, stock: np.ndarray,
             path: np.ndarray, c_explore: float, draws: bool, theta: np.ndarray, model_share: float, gone: int,
-            buf: np.ndarray, scores: np.ndarray) -> int:
+            buf: np.ndarray, scores: np.ndarray, blunder_share: float = 0.0) -> int:
     """Walk the tree in world ``w`` by UCB over the children legal there, expand one; return the path length.
 
     With ``draws`` the two cards drawn after a trick (public in the real game) are chance nodes
@@ -148,7 +148,9 @@ def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np
     the UCB choice (``gone``: the cards played before the root, the one on the table included).
     UCB there models a player who sees every card of the world, ours too; the model plays from
     its own hand and what has been played, as the real opponent must.  ``buf`` and ``scores``
-    are the model's scratch space (see :func:`agent.opponent.policy_card`).
+    are the model's scratch space (see :func:`agent.opponent.policy_card`).  With probability
+    ``blunder_share`` (before the model's share) the opponent plays a uniformly random legal card
+    instead: the chance a weak player gives away a lost position.
     """
     cap = move.shape[0]
     node = 0
@@ -157,8 +159,12 @@ def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np
         legal = legal_mask(w)
         seat = mover(w)
         target = -1
-        if seat == 1 and theta.shape[0] > 0 and np.random.random() < model_share:
-            target = policy_card(theta, w[W_H1], w[W_LEAD], gone, buf, scores)
+        if seat == 1 and (theta.shape[0] > 0 or blunder_share > 0.0):
+            r = np.random.random()
+            if r < blunder_share:
+                target = random_card(legal)
+            elif theta.shape[0] > 0 and r < blunder_share + model_share:
+                target = policy_card(theta, w[W_H1], w[W_LEAD], gone, buf, scores)
         seen = np.int64(0)
         best = -1
         best_score = -1e300
@@ -242,7 +248,7 @@ def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling:
                w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
                iterations: int, c_explore: float, delta: float, policy: int, eps: float, draws: bool,
                pool: np.ndarray, cum: np.ndarray, n_model: int, random_prior: float, theta: np.ndarray,
-               model_share: float, gone: int) -> None:
+               model_share: float, gone: int, blunder_share: float) -> None:
     """Run ``iterations`` ISMCTS iterations on the tree held in the arrays (see :func:`descend`)."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
@@ -255,7 +261,7 @@ def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling:
         random_kind = draw_world(w0, hidden, need, voids, pool, cum, n_model, random_prior, w, stock)
         depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
                         draws, uniform if random_kind else theta, 1.0 if random_kind else model_share, gone,
-                        buf, scores)
+                        buf, scores, blunder_share)
         p0 = playout(w, stock, cfm, policy, eps, no_trace, RANDOM if random_kind else -1)
         backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
 
@@ -279,7 +285,7 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
                     iterations: int, c_explore: float, delta: float, policy: int, eps: float,
                     leaf_cards: int, tt: np.ndarray, nodes: np.ndarray, draws: bool, pool: np.ndarray,
                     cum: np.ndarray, n_model: int, random_prior: float, theta: np.ndarray, model_share: float,
-                    gone: int) -> None:
+                    gone: int, blunder_share: float) -> None:
     """ISMCTS whose playouts end in the exact solver once a world's hands are down to ``leaf_cards``."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
@@ -291,7 +297,7 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
         random_kind = draw_world(w0, hidden, need, voids, pool, cum, n_model, random_prior, w, stock)
         depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
                         draws, uniform if random_kind else theta, 1.0 if random_kind else model_share, gone,
-                        buf, scores)
+                        buf, scores, blunder_share)
         advance(w, stock, cfm, policy, eps, leaf_cards)
         p0 = w[W_P0]
         if not is_over(w):
@@ -302,7 +308,7 @@ def run_ismcts_leaf(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
 def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.5, delta: float = 0.25,
            policy: int = GUIDED, eps: float = 0.15, leaf_cards: int = 0, tt: np.ndarray | None = None,
            draws: bool = False, theta: np.ndarray = NO_THETA, model_share: float = 0.0,
-           random_prior: float = 0.0) -> None:
+           random_prior: float = 0.0, blunder_share: float = 0.0) -> None:
     """Run ``iterations`` more iterations on ``tree`` from ``root``.
 
     With ``leaf_cards`` > 0 each playout stops once the stock is empty and the hands hold at
@@ -311,19 +317,20 @@ def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.5, d
     otherwise uniformly.  With weights ``theta`` the opponent's nodes follow that policy
     ``model_share`` of the time (:func:`descend`).  In the iterations whose world comes from
     the pool's random-player half (or, without a pool, with probability ``random_prior``) the
-    opponent plays uniformly at random in the tree.
+    opponent plays uniformly at random in the tree.  ``blunder_share``: see :func:`descend`.
     """
     if leaf_cards > 0:
         assert tt is not None
         run_ismcts_leaf(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
                         tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
                         iterations, c_explore, delta, policy, eps, leaf_cards, tt, np.zeros(1, dtype=np.int64), draws,
-                        root.pool, root.cum, root.n_model, random_prior, theta, model_share, root.gone)
+                        root.pool, root.cum, root.n_model, random_prior, theta, model_share, root.gone,
+                        blunder_share)
         return
     run_ismcts(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
                tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
                iterations, c_explore, delta, policy, eps, draws, root.pool, root.cum, root.n_model, random_prior,
-               theta, model_share, root.gone)
+               theta, model_share, root.gone, blunder_share)
 
 
 @njit(cache=True, nogil=NOGIL)
