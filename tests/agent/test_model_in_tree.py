@@ -161,13 +161,16 @@ def test_modelled_opponent_nodes_play_the_model_card() -> None:
     assert any(len(a) > 1 for a in _answers_below_each_lead(free).values())
 
 
-def test_a_random_opponent_answers_uniformly_in_the_tree() -> None:
-    """With the prior on a random player at one, every legal answer below a lead is visited about equally."""
+@pytest.mark.parametrize("setting", [{"random_prior": 1.0}, {"blunder_share": 1.0},
+                                     {"blunder_share": 1.0, "theta": STRONGEST_ANSWER, "model_share": 1.0}])
+def test_a_random_opponent_answers_uniformly_in_the_tree(setting: dict) -> None:
+    """With the prior on a random player at one, or the opponent's nodes always blundering (the blunder
+    share comes before the model's), every legal answer below a lead is visited about equally."""
     state = _known_hands_state()
     hand = mask_of(state.hiscards)
     seed_kernels(6)
     tree = Tree(200_000)
-    search(tree, make_root(state), 60_000, random_prior=1.0)
+    search(tree, make_root(state), 60_000, **setting)
     node = tree.child[0]
     checked = 0
     while node >= 0:
@@ -184,14 +187,16 @@ def test_a_random_opponent_answers_uniformly_in_the_tree() -> None:
 
 
 def test_arena_options_set_the_model_in_the_tree() -> None:
-    """``mcts:...,mX,mu,rX`` set the model's share, a uniform model and the random player's prior."""
+    """``mcts:...,mX,mu,rX,uX`` set the model's share, a uniform model, the random player's prior and
+    the blunder share."""
     from agent.baselines import get_policy
 
     policy = get_policy("mcts:i100,m0.6,r0.2")
     config = policy.config  # type: ignore[attr-defined]
     assert (config.model_share, config.model_uniform, config.random_prior) == (0.6, False, 0.2)
     assert get_policy("mcts:i100,m0").config.model_share == 0.0  # type: ignore[attr-defined]
+    assert get_policy("mcts:i100,u0.1").config.blunder_share == 0.1  # type: ignore[attr-defined]
     assert get_policy("mcts:i100,m1,mu").config.model_uniform  # type: ignore[attr-defined]
-    for bad in ("rx", "m", "c-1"):
+    for bad in ("rx", "m", "c-1", "u"):
         with pytest.raises(KeyError):
             get_policy(f"mcts:i100,{bad}")
