@@ -136,7 +136,7 @@ def add_child(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: 
 def descend(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray, visits: np.ndarray,
             avail: np.ndarray, reward: np.ndarray, size: np.ndarray, w: np.ndarray, stock: np.ndarray,
             path: np.ndarray, c_explore: float, draws: bool, theta: np.ndarray, model_share: float, gone: int,
-            buf: np.ndarray, scores: np.ndarray, blunder_share: float = 0.0) -> int:
+            buf: np.ndarray, scores: np.ndarray, blunder_share: float) -> int:
     """Walk the tree in world ``w`` by UCB over the children legal there, expand one; return the path length.
 
     With ``draws`` the two cards drawn after a trick (public in the real game) are chance nodes
