@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from tqdm import tqdm
@@ -110,14 +110,20 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float, float]:
 
 
 def play_game(players: dict[int, tuple[str, Policy]], variant: Variant, deal_seed: int,
-              first_leader: int, rng: random.Random) -> dict[str, SideStats]:
-    """Play one deal; ``players`` maps seat to (side name, policy)."""
+              first_leader: int, rng: random.Random, told: frozenset[int] = frozenset()) -> dict[str, SideStats]:
+    """Play one deal; ``players`` maps seat to (side name, policy).
+
+    The seats in ``told`` are shown the opponent's whole hand as ``hiscards`` (the stock stays
+    hidden): an oracle, to measure what knowing it is worth.
+    """
     deal = Deal.new(variant, first_leader, random.Random(deal_seed))
     stats = {name: SideStats() for name, _ in players.values()}
     while not deal.is_over:
         seat = deal.to_move
         name, policy = players[seat]
         state = state_from_view(view_of(deal, seat))
+        if seat in told:
+            state = replace(state, hiscards=tuple(deal.hands[1 - seat]))
         t0 = time.perf_counter()
         card = policy(state, rng)
         dt = time.perf_counter() - t0
@@ -140,15 +146,20 @@ def series_deal_seed(seed: int, index: int) -> int:
     return seed * 1_000_003 + index
 
 
-def play_duplicate(a: str, b: str, variant: Variant, deal_seed: int) -> dict[str, SideStats]:
-    """Play deal ``deal_seed`` twice, A in seat 0 then in seat 1 (same first leader)."""
+def play_duplicate(a: str, b: str, variant: Variant, deal_seed: int, *, a_told: bool = False
+                   ) -> dict[str, SideStats]:
+    """Play deal ``deal_seed`` twice, A in seat 0 then in seat 1 (same first leader).
+
+    With ``a_told`` A is shown B's hand (see :func:`play_game`).
+    """
     pa, pb = make_player(a), make_player(b)
     total = {"A": SideStats(), "B": SideStats()}
     first_leader = deal_seed % 2
     for a_seat in (0, 1):
         players = {a_seat: ("A", pa), 1 - a_seat: ("B", pb)}
         rng = random.Random(deal_seed * 2 + a_seat)
-        for side, s in play_game(players, variant, deal_seed, first_leader, rng).items():
+        told = frozenset({a_seat}) if a_told else frozenset()
+        for side, s in play_game(players, variant, deal_seed, first_leader, rng, told).items():
             total[side].add(s)
     return total
 

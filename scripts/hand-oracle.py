@@ -9,35 +9,19 @@ the opponent's hand in ``hiscards``. Prints each deal's wins, then a JSON summar
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import random
 import sys
 
-from agent.arena import make_player, series_deal_seed
-from tressette import Deal, Variant, state_from_view, view_of
+from agent.arena import play_duplicate, series_deal_seed
+from tressette import Variant
 
 SEED = 11
 
 
 def play(deal_index: int, spec: str) -> int:
     """Return SPEC's wins (0-2) over the deal's two games."""
-    seed = series_deal_seed(SEED, deal_index)
-    wins = 0
-    for a_seat in (0, 1):
-        oracle, opponent = make_player(spec), make_player("random")
-        deal = Deal.new(Variant.TRESSETTE, seed % 2, random.Random(seed))
-        rng = random.Random(seed * 2 + a_seat)
-        while not deal.is_over:
-            seat = deal.to_move
-            state = state_from_view(view_of(deal, seat))
-            if seat == a_seat:
-                card = oracle(dataclasses.replace(state, hiscards=tuple(deal.hands[1 - seat])), rng)
-            else:
-                card = opponent(state, rng)
-            deal.play(card, seat=seat)
-        wins += int(deal.outcome().winner == a_seat)
-    return wins
+    deal_seed = series_deal_seed(SEED, deal_index)
+    return play_duplicate(spec, "random", Variant.TRESSETTE, deal_seed, a_told=True)["A"].wins
 
 
 def main() -> None:
