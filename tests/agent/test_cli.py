@@ -157,3 +157,36 @@ def test_arena_chunks_script_resumes_and_pools_to_the_whole_match(tmp_path: Path
     expected = json.loads(whole.read_text())
     assert pooled["deals"] == 5 and pooled["A"]["wins"] == expected["A"]["wins"]
     assert [w for c in chunks for w in json.loads(c.read_text())["per_deal"]] == expected["per_deal"]
+
+
+def test_a_told_seat_sees_the_opponents_whole_hand_and_only_it() -> None:
+    """``play_game(..., told={0})`` hands seat 0 the opponent's cards as ``hiscards``; seat 1's view
+    is what it would be without the oracle, and the game is played the same."""
+    import random
+    from collections.abc import Callable
+
+    from agent.arena import play_game
+    from tressette import AgentState, Variant
+
+    def recorder(seen: list[tuple[int, AgentState]], seat: int) -> Callable[[AgentState, random.Random], int]:
+        def first_legal(state: AgentState, rng: random.Random) -> int:
+            seen.append((seat, state))
+            return state.legal_moves()[0]
+        return first_legal
+
+    runs = []
+    for told in (frozenset(), frozenset({0})):
+        seen: list[tuple[int, AgentState]] = []
+        players = {0: ("A", recorder(seen, 0)), 1: ("B", recorder(seen, 1))}
+        stats = play_game(players, Variant.TRESSETTE, 5, 0, random.Random(1), told)
+        runs.append((seen, stats))
+    (plain, plain_stats), (oracle, oracle_stats) = runs
+    assert {k: (v.wins, v.points, v.moves) for k, v in plain_stats.items()} == {
+        k: (v.wins, v.points, v.moves) for k, v in oracle_stats.items()}
+    assert [s for s in plain if s[0] == 1] == [s for s in oracle if s[0] == 1]
+    for (seat, before), (_, after) in zip(plain, oracle, strict=True):
+        if seat == 1:
+            continue
+        assert (before.hand, before.unknown, before.inplay) == (after.hand, after.unknown, after.inplay)
+        assert set(before.hiscards) <= set(after.hiscards) <= set(after.unknown)
+        assert len(after.hiscards) == after.opponent_hand_size
