@@ -85,7 +85,8 @@ class MctsPolicy:
                       seed=rng.randrange(2**31), jobs=self.jobs, config=self.config).card
 
 
-_CONFIG_KEYS = {"c": "c_explore", "d": "delta", "e": "eps", "r": "random_prior", "u": "blunder_share"}
+_CONFIG_KEYS = {"c": "c_explore", "d": "delta", "e": "eps", "r": "random_prior", "u": "blunder_share",
+                "f": "fallible_share"}
 
 
 def _is_number(text: str) -> bool:
@@ -94,7 +95,7 @@ def _is_number(text: str) -> bool:
 
 def _mcts_policy(arg: str) -> MctsPolicy:
     """Parse ``MS`` or ``iN``, then optional ``,cX`` ``,dX`` ``,eX`` ``,pN`` ``,tX`` ``,mX`` ``,mu`` ``,rX`` ``,uX``
-    ``,lN`` ``,sN`` ``,random`` ``,novoids`` ``,draws`` ``,full`` settings (KeyError for anything else)."""
+    ``,fX`` ``,lN`` ``,sN`` ``,random`` ``,novoids`` ``,draws`` ``,full`` settings (KeyError for anything else)."""
     budget, *options = arg.split(",") if arg else [""]
     changes: dict[str, object] = {}
     for opt in options:

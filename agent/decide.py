@@ -19,13 +19,17 @@ import numpy as np
 
 from agent.alphabeta import new_table, solve_root
 from agent.determinize import make_root
+from agent.fallible import NODE_BUDGET, win_odds
 from agent.mcts import NO_THETA, Tree, search
 from agent.opponent import N_WEIGHTS, load_policy
 from agent.playout import GUIDED, seed_kernels
 from agent.world import W_H0, W_H1, W_LEAD, W_LEADER
-from tressette import AgentState, card_name, mask_of
+from tressette import ME, TOTAL_POINTS, AgentState, card_name, mask_of
 
 CHUNK = 512
+ODDS_NODES_PER_MS = 1500
+"""Positions the odds search may visit per millisecond of budget: under half of one idle core's rate."""
+ODDS_MARGIN_MS = 20
 TREE_CAPACITY = 1_500_000
 
 
@@ -55,6 +59,9 @@ class SearchConfig:
     """Stop once the most visited card can no longer be overtaken in the iterations left."""
     tree_iterations: int = 0
     """Search a series of fresh trees of this many iterations and sum their root visits (0: one tree)."""
+    fallible_share: float = 0.5
+    """In a solved position lost against perfect play, the card with the best odds against an opponent
+    playing a random card this often (0: keep the solver's card; see :mod:`agent.fallible`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +114,23 @@ def solve(state: AgentState) -> tuple[int, int, dict[int, int]]:
     return int(best), per_card[int(best)], per_card
 
 
+def lost_odds(state: AgentState, share: float, time_ms: int, start: float | None = None) -> dict[int, float] | None:
+    """Return each legal card's odds of winning a known endgame against a fallible opponent.
+
+    None when the search would outlast ``time_ms`` from ``start`` (a
+    ``perf_counter`` time, default now).
+    """
+    start = time.perf_counter() if start is None else start
+    root = make_root(state)
+    budget = min(NODE_BUDGET, max(0, time_ms - ODDS_MARGIN_MS) * ODDS_NODES_PER_MS)
+    h1 = root.w[W_H1] | mask_of(int(c) for c in root.hidden)
+    # The node budget decides on this machine (so the card does not depend on its load); the clock
+    # only guards a slower one.
+    seconds = (time_ms - ODDS_MARGIN_MS) / 1000 - (time.perf_counter() - start)
+    return win_odds(root.w[W_H0], h1, root.w[W_LEADER], root.w[W_LEAD], (state.points, state.opponent_points),
+                    state.cfm, share, budget, seconds)
+
+
 def _is_main_thread() -> bool:
     import threading
 
@@ -131,9 +155,15 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
         # Only the best card is searched with a full window: the others get a bound that shows
         # they are no better (at most its points in Tressette, at least in Kifameno).
         other = "at_least" if state.cfm else "at_most"
-        bounds = {card_name(c): {"value" if c == best else other: v} for c, v in per_card.items()}
-        return Decision(best, "solver", 0, value, bounds,
-                        (time.perf_counter() - start) * 1000)
+        stats: dict[str, Any] = {card_name(c): {"value" if c == best else other: v} for c, v in per_card.items()}
+        if config.fallible_share > 0 and state.variant.winner((value, TOTAL_POINTS - value)) != ME:
+            odds = lost_odds(state, config.fallible_share, time_ms, start)
+            if odds is not None:
+                for c, p in odds.items():
+                    stats[card_name(c)]["odds"] = round(p, 6)
+                # Ties keep the solver's card, which loses by least against perfect play.
+                best = max(odds, key=lambda c: (odds[c], c == best))
+        return Decision(best, "solver", 0, value, stats, (time.perf_counter() - start) * 1000)
     if len(legal) == 1:
         return Decision(legal[0], "mcts", 0, None, {card_name(legal[0]): {"visits": 0, "mean": None}},
                         (time.perf_counter() - start) * 1000)
@@ -241,3 +271,6 @@ def warmup() -> None:
     if deal.to_move != 0:
         deal.play(deal.legal_moves()[0])
     decide(tressette.state_from_view(view_of(deal, 0)))
+    while deal.trick_number < 17 or deal.to_move != 0:
+        deal.play(deal.legal_moves()[0])
+    lost_odds(tressette.state_from_view(view_of(deal, 0)), SearchConfig().fallible_share, time_ms=1000)
