@@ -34,12 +34,14 @@ def decide_main(argv: list[str]) -> int:
     if args.time_ms <= 0 or (args.iterations is not None and args.iterations <= 0) or args.jobs < 1:
         print("invalid options: --time-ms, --iterations and --jobs must be positive", file=sys.stderr)
         return 2
-    from agent.decide import decide
+    from agent.decide import decide, solve
 
-    if not state.all_known:
-        # The time limit is for thinking: loading the search kernels must not eat into it (on a
-        # busy machine that alone can outlast the budget and leave no iterations). The solver
-        # has no time limit, so solved states need no warm-up.
+    # The time limit is for thinking: loading the search kernels must not eat into it (on a busy
+    # machine that alone can outlast the budget and leave no iterations, or no time for the odds of
+    # a lost endgame after compiling the solver, which numba cannot cache).
+    if state.all_known:
+        solve(state)
+    else:
         decide(state, time_ms=10**7, iterations=16, seed=0)
     decision = decide(state, time_ms=args.time_ms, iterations=args.iterations, seed=args.seed, jobs=args.jobs)
     print(json.dumps(decision.to_dict()) if args.json else card_name(decision.card))

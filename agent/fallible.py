@@ -26,7 +26,7 @@ import threading
 import numpy as np
 from numba import njit
 
-from agent.alphabeta import ACES, FIGURES, _search, new_table
+from agent.alphabeta import ACES, FIGURES
 from agent.tables import POINTS_ARR
 from agent.world import NOGIL, beats, legal_of, lowest_card, popcount
 from tressette import LAST_TRICK_BONUS, TOTAL_POINTS, Deal
@@ -35,8 +35,6 @@ WIN = TOTAL_POINTS // 2 + 1
 """The points that win a deal (35 in all, so no draw): the most in Tressette, the opponent's in Kifameno."""
 NODE_BUDGET = 3_000_000
 """Positions searched before giving up (the caller then keeps the solver's card): about a second."""
-PROOF_CARDS = 8
-"""From this many cards in hands on, a position is first tested for a forced win (cheaper than expanding it)."""
 MEMO_BITS = 21
 MEMO_SIZE = 1 << MEMO_BITS
 
@@ -88,104 +86,134 @@ def _classes(hand: int, other: int, lead: int, out: np.ndarray, counts: np.ndarr
     return n
 
 
-@njit(cache=False, nogil=NOGIL)
-def _won(h0: int, h1: int, leader: int, need: int, most: int, good: int, tt: np.ndarray, nodes: np.ndarray,
-         scratch: np.ndarray) -> bool:
-    """Return whether seat 0 wins against any play from a trick boundary (a null-window alpha-beta)."""
-    if good == 0:  # Tressette: can seat 0 take ``need`` more points?
-        return _search(h0, h1, leader, -1, need - 1, need, False, tt, nodes[1:], scratch) >= need
-    # Kifameno: can seat 0 leave the opponent ``need`` more points, taking at most the rest?
-    room = most - need
-    return _search(h0, h1, leader, -1, room, room + 1, True, tt, nodes[1:], scratch) <= room
-
-
-# Not cached: numba's cache cannot hold self-recursive functions (loading one crashes).
-@njit(cache=False, nogil=NOGIL)
-def _odds(h0: int, h1: int, leader: int, lead: int, need: int, good: int, share: float,
-          stamp: int, keys: np.ndarray, vals: np.ndarray, nodes: np.ndarray, budget: int,
-          tt: np.ndarray, scratch: np.ndarray) -> float:
-    """Return seat 0's probability of winning; ``need``: points seat ``good`` still lacks for the win."""
+@njit(cache=True, nogil=NOGIL)
+def _lookup(h0: int, h1: int, leader: int, lead: int, need: int, good: int, stamp: int,
+            keys: np.ndarray, vals: np.ndarray, nodes: np.ndarray, budget: int) -> tuple[float, int, int]:
+    """Return (the position's odds if known without search, else -1; its memo slot; its key)."""
     if need <= 0:
-        return 1.0
+        return 1.0, -1, 0
     live = h0 | h1
     if lead >= 0:
         live |= np.int64(1) << lead
     most = 3 * popcount(live & ACES) + popcount(live & FIGURES) + (LAST_TRICK_BONUS if live else 0)
     if need > most:
-        return 0.0
+        return 0.0, -1, 0
     nodes[0] += 1
-    if nodes[0] > budget or nodes[2]:
-        return 0.0  # the caller sees the spent budget (or the clock's stop) and discards the result
+    if nodes[0] > budget or nodes[1]:
+        return 0.0, -1, 0  # the caller sees the spent budget (or the clock's stop) and discards the result
     key1 = h1 | (leader << 40) | ((lead + 1) << 41) | (need << 47) | (good << 53) | (stamp << 54)
     slot = _slot(h0, key1)
     if keys[slot, 0] == h0 and keys[slot, 1] == key1:
-        return vals[slot]
-    if lead < 0 and popcount(h0 | h1) >= PROOF_CARDS and _won(h0, h1, leader, need, most, good, tt, nodes, scratch):
-        keys[slot, 0] = h0
-        keys[slot, 1] = key1
-        vals[slot] = 1.0
-        return 1.0
+        return vals[slot], slot, key1
+    return -1.0, slot, key1
+
+
+@njit(cache=True, nogil=NOGIL)
+def _child(h0: int, h1: int, leader: int, lead: int, need: int, good: int, c: int) -> tuple[int, int, int, int, int]:
+    """Return the position (h0, h1, leader, lead, need) after the mover plays ``c``."""
+    bit = np.int64(1) << c
     mover = leader if lead < 0 else 1 - leader
-    moves = np.empty(10, dtype=np.int64)
-    counts = np.empty(10, dtype=np.int64)
-    n = _classes(h0 if mover == 0 else h1, h1 if mover == 0 else h0, lead, moves, counts)
-    best = -1.0 if mover == 0 else 2.0
-    total = 0.0
-    weight = 0
-    for i in range(n):
-        c = moves[i]
-        bit = np.int64(1) << c
-        n0 = h0 & ~bit if mover == 0 else h0
-        n1 = h1 & ~bit if mover == 1 else h1
-        if lead < 0:
-            v = _odds(n0, n1, leader, c, need, good, share, stamp, keys, vals, nodes, budget, tt, scratch)
-        else:
-            winner = 1 - leader if beats(c, lead) else leader
-            pts = POINTS_ARR[lead] + POINTS_ARR[c] + (LAST_TRICK_BONUS if (n0 | n1) == 0 else 0)
-            v = _odds(n0, n1, winner, -1, need - pts if winner == good else need, good, share,
-                      stamp, keys, vals, nodes, budget, tt, scratch)
-        weight += counts[i]
-        total += counts[i] * v
-        if mover == 0:
-            if v > best:
-                best = v
-            if best >= 1.0:
-                break
-        elif v < best:
-            best = v
-    value = best if mover == 0 else (1.0 - share) * best + share * total / weight
-    if nodes[0] <= budget and not nodes[2]:
-        keys[slot, 0] = h0
-        keys[slot, 1] = key1
-        vals[slot] = value
-    return value
+    n0 = h0 & ~bit if mover == 0 else h0
+    n1 = h1 & ~bit if mover == 1 else h1
+    if lead < 0:
+        return n0, n1, leader, c, need
+    winner = 1 - leader if beats(c, lead) else leader
+    pts = POINTS_ARR[lead] + POINTS_ARR[c] + (LAST_TRICK_BONUS if (n0 | n1) == 0 else 0)
+    return n0, n1, winner, -1, need - pts if winner == good else need
 
 
-@njit(cache=False, nogil=NOGIL)
+# Frame columns: the position, its memo slot and key, its number of card classes, the next class.
+F_H0, F_H1, F_LEADER, F_LEAD, F_NEED, F_SLOT, F_KEY, F_N, F_NEXT = range(9)
+# Running values: the best (most for seat 0, least for seat 1), and the count-weighted sum and count.
+A_BEST, A_SUM, A_WEIGHT = range(3)
+
+
+@njit(cache=True, nogil=NOGIL)
+def _push(frames: np.ndarray, moves: np.ndarray, counts: np.ndarray, acc: np.ndarray, t: int,
+          h0: int, h1: int, leader: int, lead: int, need: int, slot: int, key1: int) -> None:
+    frames[t, F_H0] = h0
+    frames[t, F_H1] = h1
+    frames[t, F_LEADER] = leader
+    frames[t, F_LEAD] = lead
+    frames[t, F_NEED] = need
+    frames[t, F_SLOT] = slot
+    frames[t, F_KEY] = key1
+    mover = leader if lead < 0 else 1 - leader
+    frames[t, F_N] = _classes(h0 if mover == 0 else h1, h1 if mover == 0 else h0, lead, moves[t], counts[t])
+    frames[t, F_NEXT] = 0
+    acc[t, A_BEST] = -1.0 if mover == 0 else 2.0
+    acc[t, A_SUM] = 0.0
+    acc[t, A_WEIGHT] = 0.0
+
+
+@njit(cache=True, nogil=NOGIL)
+def _odds(h0: int, h1: int, leader: int, lead: int, need: int, good: int, share: float,
+          stamp: int, keys: np.ndarray, vals: np.ndarray, nodes: np.ndarray, budget: int) -> float:
+    """Return seat 0's probability of winning; ``need``: points seat ``good`` still lacks for the win.
+
+    Depth-first with an explicit stack of frames (numba caches no recursive function, and this one
+    would otherwise be compiled again by every process).
+    """
+    v, slot, key1 = _lookup(h0, h1, leader, lead, need, good, stamp, keys, vals, nodes, budget)
+    if v >= 0:
+        return v
+    frames = np.empty((42, 9), dtype=np.int64)
+    moves = np.empty((42, 10), dtype=np.int64)
+    counts = np.empty((42, 10), dtype=np.int64)
+    acc = np.empty((42, 3), dtype=np.float64)
+    t = 0
+    _push(frames, moves, counts, acc, 0, h0, h1, leader, lead, need, slot, key1)
+    returned = -1.0  # the value of the child just finished, if any
+    while True:
+        f = frames[t]
+        mover = f[F_LEADER] if f[F_LEAD] < 0 else 1 - f[F_LEADER]
+        if returned >= 0:
+            weight = counts[t, f[F_NEXT] - 1]
+            acc[t, A_SUM] += weight * returned
+            acc[t, A_WEIGHT] += weight
+            if (returned > acc[t, A_BEST]) if mover == 0 else (returned < acc[t, A_BEST]):
+                acc[t, A_BEST] = returned
+            returned = -1.0
+        i = f[F_NEXT]
+        if i < f[F_N] and not (mover == 0 and acc[t, A_BEST] >= 1.0):
+            f[F_NEXT] = i + 1
+            c0, c1, cl, cd, cn = _child(f[F_H0], f[F_H1], f[F_LEADER], f[F_LEAD], f[F_NEED], good, moves[t, i])
+            v, slot, key1 = _lookup(c0, c1, cl, cd, cn, good, stamp, keys, vals, nodes, budget)
+            if v >= 0:
+                returned = v
+            else:
+                t += 1
+                _push(frames, moves, counts, acc, t, c0, c1, cl, cd, cn, slot, key1)
+            continue
+        best = acc[t, A_BEST]
+        value = best if mover == 0 else (1.0 - share) * best + share * acc[t, A_SUM] / acc[t, A_WEIGHT]
+        if nodes[0] <= budget and not nodes[1]:
+            keys[f[F_SLOT], 0] = f[F_H0]
+            keys[f[F_SLOT], 1] = f[F_KEY]
+            vals[f[F_SLOT]] = value
+        if t == 0:
+            return value
+        t -= 1
+        returned = value
+
+
+@njit(cache=True, nogil=NOGIL)
 def odds_root(h0: int, h1: int, leader: int, lead: int, need: int, good: int, share: float,
               stamp: int, keys: np.ndarray, vals: np.ndarray, values: np.ndarray, nodes: np.ndarray,
-              budget: int, tt: np.ndarray) -> bool:
+              budget: int) -> bool:
     """Fill ``values[c]`` with seat 0's winning odds after it plays ``c`` (seat 0 to move; others -1).
 
-    ``nodes``: positions valued, the solver's nodes, and a stop flag another thread may set.  Returns
-    False when the search ran out of ``budget`` positions or was stopped (the values are then meaningless).
+    ``nodes``: positions valued, and a stop flag another thread may set.  Returns False when
+    the search ran out of ``budget`` positions or was stopped (the values are then meaningless).
     """
     values[:] = -1.0
-    scratch = np.empty((41, 20), dtype=np.int64)
     legal = legal_of(h0, lead)
     while legal:
         c = lowest_card(legal)
         legal &= legal - 1
-        bit = np.int64(1) << c
-        n0 = h0 & ~bit
-        if lead < 0:
-            values[c] = _odds(n0, h1, leader, c, need, good, share, stamp, keys, vals, nodes, budget, tt, scratch)
-        else:
-            winner = 0 if beats(c, lead) else 1  # seat 1 led
-            pts = POINTS_ARR[lead] + POINTS_ARR[c] + (LAST_TRICK_BONUS if (n0 | h1) == 0 else 0)
-            values[c] = _odds(n0, h1, winner, -1, need - pts if winner == good else need, good, share,
-                              stamp, keys, vals, nodes, budget, tt, scratch)
-    return nodes[0] <= budget and nodes[2] == 0
+        c0, c1, cl, cd, cn = _child(h0, h1, leader, lead, need, good, c)
+        values[c] = _odds(c0, c1, cl, cd, cn, good, share, stamp, keys, vals, nodes, budget)
+    return nodes[0] <= budget and nodes[1] == 0
 
 
 class _Memo(threading.local):
@@ -194,7 +222,6 @@ class _Memo(threading.local):
     def __init__(self) -> None:
         self.keys, self.vals = new_memo()
         self.stamp = 0
-        self.table = new_table()  # the solver's: its entries stay true across searches
 
     def next_stamp(self) -> int:
         self.stamp = (self.stamp + 1) % STAMPS
@@ -216,14 +243,14 @@ def win_odds(h0: int, h1: int, leader: int, lead: int, points: tuple[int, int], 
     """
     good = 1 if cfm else 0
     values = np.zeros(40, dtype=np.float64)
-    nodes = np.zeros(3, dtype=np.int64)
+    nodes = np.zeros(2, dtype=np.int64)  # positions valued, and the stop flag
     # The kernel releases the GIL, so a timer thread can raise its stop flag.
-    timer = threading.Timer(max(seconds, 0.0), nodes.__setitem__, (2, 1)) if seconds is not None else None
+    timer = threading.Timer(max(seconds, 0.0), nodes.__setitem__, (1, 1)) if seconds is not None else None
     if timer is not None:
         timer.start()
     try:
         done = odds_root(h0, h1, leader, lead, WIN - points[good], good, share, _MEMO.next_stamp(), _MEMO.keys,
-                         _MEMO.vals, values, nodes, budget, _MEMO.table)
+                         _MEMO.vals, values, nodes, budget)
     finally:
         if timer is not None:
             timer.cancel()

@@ -124,3 +124,19 @@ def test_arena_option_sets_the_share() -> None:
     assert get_policy("mcts:i100,full").config.stop_early is False  # type: ignore[attr-defined]
     with pytest.raises(KeyError):
         get_policy("mcts:i100,f")
+
+
+def test_cli_json_shows_the_odds_of_a_lost_endgame() -> None:
+    """``treset-agent decide --json`` on a lost 10-vs-10 endgame: the solver's value, every card's odds, and
+    a card of best odds, within the time limit once loaded."""
+    import json
+
+    from tests.agent.test_cli import _agent
+
+    _, state = _lost_positions(Variant.TRESSETTE, 1, tricks=10)[0]
+    out = json.loads(_agent("decide", "--json", "--time-ms", "3000", state.to_json()).stdout)
+    assert out["method"] == "solver" and _lost(out["value"], Variant.TRESSETTE)
+    odds = {name: s["odds"] for name, s in out["stats"].items()}
+    assert set(odds) == {card_name(c) for c in state.legal_moves()}
+    assert odds[out["card"]] == max(odds.values()) and 0 < max(odds.values()) < 1
+    assert out["elapsed_ms"] < 3050
