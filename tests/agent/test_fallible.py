@@ -140,3 +140,14 @@ def test_cli_json_shows_the_odds_of_a_lost_endgame() -> None:
     assert set(odds) == {card_name(c) for c in state.legal_moves()}
     assert odds[out["card"]] == max(odds.values()) and 0 < max(odds.values()) < 1
     assert out["elapsed_ms"] < 3050
+
+
+def test_parallel_threads_get_the_same_odds() -> None:
+    """Each thread searches with its own memo: odds found side by side equal those found one at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    states = [state for _, state in _lost_positions(Variant.KIFAMENO, 6, tricks=12)]
+    alone = [lost_odds(state, 0.5, time_ms=10_000) for state in states]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        together = list(pool.map(lambda s: lost_odds(s, 0.5, time_ms=10_000), states * 2))
+    assert together == alone * 2 and all(odds is not None for odds in alone)
