@@ -151,3 +151,19 @@ def test_parallel_threads_get_the_same_odds() -> None:
     with ThreadPoolExecutor(max_workers=3) as pool:
         together = list(pool.map(lambda s: lost_odds(s, 0.5, time_ms=10_000), states * 2))
     assert together == alone * 2 and all(odds is not None for odds in alone)
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_against_an_exact_opponent_the_odds_change_no_result(variant: Variant) -> None:
+    """Played out against the solver (as ``flat`` plays a known endgame), lost endgames stay lost and the
+    margin is never better than the solver's value: the odds cost no wins against an exact player."""
+    for deal, _ in _lost_positions(variant, 15, tricks=11):
+        seat = deal.to_move
+        game = deal.copy()
+        value = solve(state_from_view(view_of(game, seat)))[1]
+        while not game.is_over:
+            state = state_from_view(view_of(game, game.to_move))
+            game.play(decide(state).card if game.to_move == seat else solve(state)[0])
+        assert game.outcome().winner != seat
+        mine = game.final_points()[seat]
+        assert (mine >= value) if variant.cfm else (mine <= value)
