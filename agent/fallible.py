@@ -65,7 +65,7 @@ def _classes(hand: int, other: int, lead: int, out: np.ndarray, counts: np.ndarr
     legal = legal_of(hand, lead)
     live = hand | other
     if lead >= 0:
-        live |= np.int64(1) << lead
+        live |= 1 << lead
     n = 0
     for s in range(4):
         group_pts = -1
@@ -94,7 +94,7 @@ def _lookup(h0: int, h1: int, leader: int, lead: int, need: int, good: int, stam
         return 1.0, -1, 0
     live = h0 | h1
     if lead >= 0:
-        live |= np.int64(1) << lead
+        live |= 1 << lead
     most = 3 * popcount(live & ACES) + popcount(live & FIGURES) + (LAST_TRICK_BONUS if live else 0)
     if need > most:
         return 0.0, -1, 0
@@ -111,7 +111,7 @@ def _lookup(h0: int, h1: int, leader: int, lead: int, need: int, good: int, stam
 @njit(cache=True, nogil=NOGIL)
 def _child(h0: int, h1: int, leader: int, lead: int, need: int, good: int, c: int) -> tuple[int, int, int, int, int]:
     """Return the position (h0, h1, leader, lead, need) after the mover plays ``c``."""
-    bit = np.int64(1) << c
+    bit = 1 << c
     mover = leader if lead < 0 else 1 - leader
     n0 = h0 & ~bit if mover == 0 else h0
     n1 = h1 & ~bit if mover == 1 else h1
@@ -267,7 +267,7 @@ def odds_reference(deal: Deal, seat: int, share: float) -> float:
     memo, no cut-offs: only for small endgames.
     """
     if deal.is_over:
-        return float(deal.variant.winner(deal.points) == seat)
+        return float(deal.outcome().winner == seat)
     results = []
     for card in deal.legal_moves():
         child = deal.copy()
