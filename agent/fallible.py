@@ -26,10 +26,9 @@ import threading
 import numpy as np
 from numba import njit
 
-from agent.alphabeta import ACES, FIGURES
-from agent.tables import POINTS_ARR
-from agent.world import NOGIL, beats, legal_of, lowest_card, popcount
-from tressette import LAST_TRICK_BONUS, TOTAL_POINTS, Deal
+from agent.alphabeta import after_card, card_classes, points_left
+from agent.world import NOGIL, legal_of, lowest_card
+from tressette import TOTAL_POINTS, Deal
 
 WIN = TOTAL_POINTS // 2 + 1
 """The points that win a deal (35 in all, so no draw): the most in Tressette, the opponent's in Kifameno."""
@@ -37,8 +36,6 @@ NODE_BUDGET = 3_000_000
 """Positions searched before giving up (the caller then keeps the solver's card): about a second."""
 MEMO_BITS = 21
 MEMO_SIZE = 1 << MEMO_BITS
-
-
 STAMPS = 1 << 9
 """Searches a memo serves before it is cleared: each stamps its keys, so none sees another's entries."""
 
@@ -56,37 +53,6 @@ def _slot(h0: int, key1: int) -> int:
 
 
 @njit(cache=True, nogil=NOGIL)
-def _classes(hand: int, other: int, lead: int, out: np.ndarray, counts: np.ndarray) -> int:
-    """Fill ``out`` with one legal card per class of equivalent cards and ``counts`` with the class sizes.
-
-    Cards of one suit in ``hand`` with no other live card between them and
-    equal points play alike.  Returns the number of classes.
-    """
-    legal = legal_of(hand, lead)
-    live = hand | other
-    if lead >= 0:
-        live |= 1 << lead
-    n = 0
-    for s in range(4):
-        group_pts = -1
-        for c in range(s * 10, s * 10 + 10):
-            if not (live >> c) & 1:
-                continue
-            if not (legal >> c) & 1:
-                group_pts = -1
-                continue
-            p = POINTS_ARR[c]
-            if p == group_pts:
-                counts[n - 1] += 1
-                continue
-            group_pts = p
-            out[n] = c
-            counts[n] = 1
-            n += 1
-    return n
-
-
-@njit(cache=True, nogil=NOGIL)
 def _lookup(h0: int, h1: int, leader: int, lead: int, need: int, good: int, stamp: int,
             keys: np.ndarray, vals: np.ndarray, nodes: np.ndarray, budget: int) -> tuple[float, int, int]:
     """Return (the position's odds if known without search, else -1; its memo slot; its key)."""
@@ -95,8 +61,7 @@ def _lookup(h0: int, h1: int, leader: int, lead: int, need: int, good: int, stam
     live = h0 | h1
     if lead >= 0:
         live |= 1 << lead
-    most = 3 * popcount(live & ACES) + popcount(live & FIGURES) + (LAST_TRICK_BONUS if live else 0)
-    if need > most:
+    if need > points_left(live):
         return 0.0, -1, 0
     nodes[0] += 1
     if nodes[0] > budget or nodes[1]:
@@ -115,11 +80,8 @@ def _child(h0: int, h1: int, leader: int, lead: int, need: int, good: int, c: in
     mover = leader if lead < 0 else 1 - leader
     n0 = h0 & ~bit if mover == 0 else h0
     n1 = h1 & ~bit if mover == 1 else h1
-    if lead < 0:
-        return n0, n1, leader, c, need
-    winner = 1 - leader if beats(c, lead) else leader
-    pts = POINTS_ARR[lead] + POINTS_ARR[c] + (LAST_TRICK_BONUS if (n0 | n1) == 0 else 0)
-    return n0, n1, winner, -1, need - pts if winner == good else need
+    next_leader, next_lead, pts = after_card(c, leader, lead, n0 | n1)
+    return n0, n1, next_leader, next_lead, need - pts if next_leader == good else need
 
 
 # Frame columns: the position, its memo slot and key, its number of card classes, the next class.
@@ -139,7 +101,7 @@ def _push(frames: np.ndarray, moves: np.ndarray, counts: np.ndarray, acc: np.nda
     frames[t, F_SLOT] = slot
     frames[t, F_KEY] = key1
     mover = leader if lead < 0 else 1 - leader
-    frames[t, F_N] = _classes(h0 if mover == 0 else h1, h1 if mover == 0 else h0, lead, moves[t], counts[t])
+    frames[t, F_N] = card_classes(h0 if mover == 0 else h1, h1 if mover == 0 else h0, lead, moves[t], counts[t])
     frames[t, F_NEXT] = 0
     acc[t, A_BEST] = -1.0 if mover == 0 else 2.0
     acc[t, A_SUM] = 0.0
@@ -217,17 +179,24 @@ def odds_root(h0: int, h1: int, leader: int, lead: int, need: int, good: int, sh
 
 
 class _Memo(threading.local):
-    """Each thread's memo (searches in parallel threads must not share one) and the next search's stamp."""
+    """Each thread's memo (searches in parallel threads must not share one) and the next search's stamp.
+
+    Allocated at a thread's first search, not at import: most processes never search a lost endgame.
+    """
 
     def __init__(self) -> None:
-        self.keys, self.vals = new_memo()
+        self.arrays: tuple[np.ndarray, np.ndarray] | None = None
         self.stamp = 0
 
-    def next_stamp(self) -> int:
+    def begin(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """Return a new search's stamp and the memo's keys and values."""
+        if self.arrays is None:
+            self.arrays = new_memo()
+        keys, vals = self.arrays
         self.stamp = (self.stamp + 1) % STAMPS
         if self.stamp == 0:
-            self.keys[:] = -1
-        return self.stamp
+            keys[:] = -1
+        return self.stamp, keys, vals
 
 
 _MEMO = _Memo()
@@ -249,8 +218,9 @@ def win_odds(h0: int, h1: int, leader: int, lead: int, points: tuple[int, int], 
     if timer is not None:
         timer.start()
     try:
-        done = odds_root(h0, h1, leader, lead, WIN - points[good], good, share, _MEMO.next_stamp(), _MEMO.keys,
-                         _MEMO.vals, values, nodes, budget)
+        stamp, keys, vals = _MEMO.begin()
+        done = odds_root(h0, h1, leader, lead, WIN - points[good], good, share, stamp, keys, vals, values, nodes,
+                         budget)
     finally:
         if timer is not None:
             timer.cancel()
