@@ -97,19 +97,27 @@ def _table() -> np.ndarray:
     return _TT
 
 
+def known_position(state: AgentState) -> tuple[int, int, int, int]:
+    """Return (the agent's hand, the opponent's, the leader, the card on the table or -1) of a known position.
+
+    Every hidden card is then the opponent's (the stock is gone).
+    """
+    root = make_root(state)
+    return (int(root.w[W_H0]), int(root.w[W_H1]) | mask_of(int(c) for c in root.hidden), int(root.w[W_LEADER]),
+            int(root.w[W_LEAD]))
+
+
 def solve(state: AgentState) -> tuple[int, int, dict[int, int]]:
     """Solve a position with every card's place known.
 
     Returns (best card, the agent's final points under best play, each legal
     card's final points: exact for the best card, a bound for the others).
     """
-    root = make_root(state)
     values = np.zeros(40, dtype=np.int64)
     nodes = np.zeros(1, dtype=np.int64)
     # Each thread gets its own table: the table is not safe to share between threads.
     tt = _table() if _is_main_thread() else new_table()
-    best = solve_root(root.w[W_H0], root.w[W_H1] | mask_of(int(c) for c in root.hidden), root.w[W_LEADER],
-                      root.w[W_LEAD], state.cfm, tt, values, nodes)
+    best = solve_root(*known_position(state), state.cfm, tt, values, nodes)
     per_card = {c: state.points + int(values[c]) for c in state.legal_moves()}
     return int(best), per_card[int(best)], per_card
 
@@ -121,14 +129,12 @@ def lost_odds(state: AgentState, share: float, time_ms: int, start: float | None
     ``perf_counter`` time, default now).
     """
     start = time.perf_counter() if start is None else start
-    root = make_root(state)
     budget = min(NODE_BUDGET, max(0, time_ms - ODDS_MARGIN_MS) * ODDS_NODES_PER_MS)
-    h1 = root.w[W_H1] | mask_of(int(c) for c in root.hidden)
     # The node budget decides on this machine (so the card does not depend on its load); the clock
     # only guards a slower one.
     seconds = (time_ms - ODDS_MARGIN_MS) / 1000 - (time.perf_counter() - start)
-    return win_odds(root.w[W_H0], h1, root.w[W_LEADER], root.w[W_LEAD], (state.points, state.opponent_points),
-                    state.cfm, share, budget, seconds)
+    return win_odds(*known_position(state), (state.points, state.opponent_points), state.cfm, share, budget,
+                    seconds)
 
 
 def _is_main_thread() -> bool:

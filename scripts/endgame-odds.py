@@ -18,7 +18,7 @@ import sys
 from functools import cache
 
 from agent.baselines import get_policy
-from agent.decide import SearchConfig, decide, warmup
+from agent.decide import SearchConfig, decide, solve, warmup
 from tressette import TOTAL_POINTS, AgentState, Deal, Variant, parse_state, state_from_view, view_of
 
 PLAYOUTS = 10
@@ -46,8 +46,7 @@ def _lost_endgame(deal: Deal, seat: int, spec_rng: random.Random, rng: random.Ra
 
 def _lost(state: AgentState) -> bool:
     """Return whether ``state`` (every card known) is lost against perfect play."""
-    value = decide(state, config=SearchConfig(fallible_share=0.0)).value
-    assert value is not None
+    value = solve(state)[1]
     return state.variant.winner((value, TOTAL_POINTS - value)) != 0
 
 
