@@ -7,7 +7,6 @@ COPY agent agent
 COPY server server
 COPY treset treset
 COPY migrations migrations
-COPY web web
 RUN pip install --no-cache-dir .
 ENV PYTHONUNBUFFERED=1
 EXPOSE 8000

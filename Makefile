@@ -15,5 +15,6 @@ lint:
 
 test: install
 	bash scripts/ensure-chromium.sh
+	bash scripts/ensure-nginx.sh
 	$(MAKE) lint
 	$(PYTHON) -m pytest --doctest-modules tressette agent server treset tests

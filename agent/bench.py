@@ -14,17 +14,18 @@ import argparse
 import json
 import random
 import statistics
+import sys
 import time
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from agent.alphabeta import new_table, solve_root
 from agent.decide import SearchConfig, decide, warmup
-from agent.determinize import make_root
-from agent.playout import RANDOM, playout, seed_kernels
-from agent.world import NOGIL, W_H0, W_H1, W_LEAD, W_LEADER, W_SIZE, W_SLEN
+from agent.kernels.playout import RANDOM, playout, seed_kernels
+from agent.kernels.world import NOGIL, W_H0, W_H1, W_LEAD, W_LEADER, W_SIZE, W_SLEN
+from agent.search.solver import new_table, solve_root
+from agent.search.worlds import make_root
 from tressette import Deal, Variant, state_from_view, view_of
 
 
@@ -167,7 +168,12 @@ def run(seconds: float = 2.0, positions: int = 6, time_ms: int = 1000, endgame_c
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``treset-agent bench [--json] [--seconds S] [--endgames N]``."""
+    """Run ``treset-agent bench [--json] [--seconds S] [--endgames N]``, or ``bench analysis ...``."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "analysis":
+        from agent.analysis_bench import main as analysis_main
+
+        return analysis_main(argv[1:])
     parser = argparse.ArgumentParser(prog="treset-agent bench", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--seconds", type=float, default=2.0, help="time per playout measurement")

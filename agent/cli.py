@@ -1,21 +1,39 @@
-"""``treset-agent``: decide a card, run an arena or the benchmark, or serve as a bot.
+"""``treset-agent``: decide a card, analyse a deal, benchmark, serve as a bot, or run the lab's arena.
 
 ``decide`` is the interface other programs rely on: the state JSON comes from
 the argument or stdin, the card is the only line on stdout, and an invalid
-state exits with status 2 and a one-line reason on stderr.
+state exits with status 2 and a one-line reason on stderr.  ``arena`` and
+``pool`` load the lab (``lab/`` in a checkout, not installed with the package).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
+from pathlib import Path
+from types import ModuleType
 
 from tressette import InvalidStateError, card_name, parse_state
 
 
+def use_policy_option(path: str | None, prefix: str) -> bool:
+    """Make ``--policy PATH`` (when given) the opponent policy; on a bad file say why on stderr and return False."""
+    if not path:
+        return True
+    from agent.opponent.policy import use_policy
+
+    try:
+        use_policy(path)
+    except ValueError as exc:
+        print(f"{prefix}: --policy: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def decide_main(argv: list[str]) -> int:
-    """Run ``treset-agent decide [STATE_JSON] [--time-ms N] [--iterations N] [--seed N] [--json]``."""
+    """Run ``treset-agent decide [STATE_JSON] [--time-ms N] [--iterations N] [--seed N] [--json] [--policy F]``."""
     parser = argparse.ArgumentParser(prog="treset-agent decide",
                                      description="Print the agent's card for a JSON state (RULES.md).")
     parser.add_argument("state", nargs="?", help="the state as JSON (read from stdin when omitted)")
@@ -24,6 +42,7 @@ def decide_main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=None, help="seed for a reproducible search")
     parser.add_argument("--jobs", type=int, default=1, help="parallel search threads (root parallelism)")
     parser.add_argument("--json", action="store_true", help="print the card, method, iterations and statistics")
+    parser.add_argument("--policy", help="the opponent policy file (default: the shipped one)")
     args = parser.parse_args(argv)
     text = args.state if args.state is not None else sys.stdin.read()
     try:
@@ -35,6 +54,9 @@ def decide_main(argv: list[str]) -> int:
         print("invalid options: --time-ms, --iterations and --jobs must be positive", file=sys.stderr)
         return 2
     from agent.decide import decide, solve
+
+    if not use_policy_option(args.policy, "invalid options"):
+        return 2
 
     # The time limit is for thinking: loading the search kernels must not eat into it (on a busy
     # machine that alone can outlast the budget and leave no iterations, or no time for the odds of
@@ -48,12 +70,82 @@ def decide_main(argv: list[str]) -> int:
     return 0
 
 
+def analyse_main(argv: list[str]) -> int:
+    """Run ``treset-agent analyse [FILE|-] [--seed N] [--iterations N] [--json-indent [N]]``."""
+    from agent.analysis import DEFAULT_ITERATIONS
+
+    parser = argparse.ArgumentParser(prog="treset-agent analyse",
+                                     description="Print the post-game analysis of a deal record (JSON).")
+    parser.add_argument("file", nargs="?", default="-", help="the record's JSON file ('-' or omitted: stdin)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the searches (default 0)")
+    parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
+                        help=f"each card's search in the hidden part (default {DEFAULT_ITERATIONS})")
+    parser.add_argument("--json-indent", type=int, nargs="?", const=2, default=None,
+                        help="indent the JSON (by 2 when no number is given)")
+    args = parser.parse_args(argv)
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as exc:
+        print(f"cannot read the record: {exc}", file=sys.stderr)
+        return 2
+    if args.iterations <= 0:
+        print("invalid options: --iterations must be positive", file=sys.stderr)
+        return 2
+    from agent.analysis import RecordError, analyse
+
+    try:
+        record = json.loads(text)
+        result = analyse(record, iterations=args.iterations, seed=args.seed)
+    except json.JSONDecodeError as exc:
+        print(f"invalid record: not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    except RecordError as exc:
+        print(f"invalid record: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=args.json_indent))
+    return 0
+
+
+def lab_module(name: str) -> ModuleType | None:
+    """Return the lab's module ``name`` (``lab.NAME``), or None when the lab is not there.
+
+    The lab is not installed with the package: it is found when importable, beside the
+    ``agent`` package of a checkout (an editable install), or in the current directory.
+    """
+    try:
+        return importlib.import_module(f"lab.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("lab", f"lab.{name}"):
+            raise
+    for root in (Path(__file__).resolve().parent.parent, Path.cwd()):
+        if (root / "lab" / "__init__.py").is_file():
+            sys.path.insert(0, str(root))
+            return importlib.import_module(f"lab.{name}")
+    return None
+
+
+def _lab_main(command: str, module: str, argv: list[str]) -> int:
+    lab = lab_module(module)
+    if lab is None:
+        print(f"treset-agent {command} needs the lab (lab/ in a checkout of the repository), which is not "
+              "installed with the package: run it from a checkout", file=sys.stderr)
+        return 2
+    code: int = lab.main(argv)
+    return code
+
+
 COMMANDS = {
     "decide": "print the agent's card for a JSON state",
-    "arena": "play duplicate deals between two players",
-    "pool": "add up arena results written with --json",
-    "bench": "measure playouts, MCTS iterations and solver times",
+    "analyse": "print the post-game analysis of a deal record",
+    "arena": "play duplicate deals between two players (lab: needs a checkout)",
+    "pool": "add up arena results written with --json (lab: needs a checkout)",
+    "bench": "measure playouts, MCTS iterations, solver and analysis times",
     "serve": "connect to a server as a bot and play the seats it assigns",
+    "fit-policy": "fit the opponent policy to the moves a portal's database logged",
 }
 
 
@@ -65,22 +157,23 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: treset-agent COMMAND [ARGS...]\n\ncommands:", file=out)
         for name, help_ in COMMANDS.items():
             print(f"  {name:<8} {help_}", file=out)
+        print("\narena and pool load the lab (lab/ in a checkout); it is not installed with the package.", file=out)
         return 0 if out is sys.stdout else 2
     name, rest = args[0], args[1:]
     if name == "decide":
         return decide_main(rest)
-    if name == "arena":
-        from agent.arena import main as arena_main
-
-        return arena_main(rest)
-    if name == "pool":
-        from agent.pool import main as pool_main
-
-        return pool_main(rest)
+    if name == "analyse":
+        return analyse_main(rest)
+    if name in ("arena", "pool"):
+        return _lab_main(name, name, rest)
     if name == "bench":
         from agent.bench import main as bench_main
 
         return bench_main(rest)
+    if name == "fit-policy":
+        from agent.fitpolicy import main as fit_main
+
+        return fit_main(rest)
     from agent.service import main as serve_main
 
     return serve_main(rest)

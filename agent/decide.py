@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from agent.alphabeta import new_table, solve_root
-from agent.determinize import make_root
-from agent.fallible import NODE_BUDGET, win_odds
-from agent.mcts import NO_THETA, Tree, search
-from agent.opponent import N_WEIGHTS, load_policy
-from agent.playout import GUIDED, seed_kernels
-from agent.world import W_H0, W_H1, W_LEAD, W_LEADER
+from agent.kernels.playout import GUIDED, seed_kernels
+from agent.kernels.world import W_H0, W_H1, W_LEAD, W_LEADER
+from agent.opponent.policy import NO_THETA, load_policy
+from agent.search.mcts import Tree, search
+from agent.search.odds import NODE_BUDGET, win_odds
+from agent.search.solver import new_table, solve_root
+from agent.search.worlds import make_root
 from tressette import ME, TOTAL_POINTS, AgentState, card_name, mask_of
 
 CHUNK = 512
@@ -35,33 +35,27 @@ TREE_CAPACITY = 1_500_000
 
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
-    """Tunable search settings (defaults are the measured best; see README)."""
+    """Tunable search settings (defaults are the measured best; see README).
+
+    Settings measured as no gain (``lab/MEASUREMENTS.md``) were removed in issue #24: the tag
+    ``search-options-before-24`` has them.
+    """
 
     c_explore: float = 0.5
     delta: float = 0.25
     policy: int = GUIDED
     eps: float = 0.15
     use_voids: bool = True
-    leaf_cards: int = 0
-    draws: bool = False
     particles: int = 2048
     """Candidate hidden hands weighed by the opponent model (0: uniform worlds)."""
     temper: float = 1.0
     model_share: float = 0.3
     """How often the opponent's tree nodes follow the opponent model instead of UCB (0: never)."""
-    blunder_share: float = 0.0
-    """How often the opponent's tree nodes play a uniformly random card (before the model's share)."""
-    model_uniform: bool = False
-    """Model the opponent as a uniformly random player (experiments)."""
-    random_prior: float = 0.0
-    """Prior probability that the opponent plays at random (then it does so in the tree)."""
     stop_early: bool = True
     """Stop once the most visited card can no longer be overtaken in the iterations left."""
-    tree_iterations: int = 0
-    """Search a series of fresh trees of this many iterations and sum their root visits (0: one tree)."""
     fallible_share: float = 0.5
     """In a solved position lost against perfect play, the card with the best odds against an opponent
-    playing a random card this often (0: keep the solver's card; see :mod:`agent.fallible`)."""
+    playing a random card this often (0: keep the solver's card; see :mod:`agent.search.odds`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,45 +170,29 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     seeds = random.Random(seed).sample(range(1, 2**31), max(1, jobs) + 1)
     if seed is not None:
         seed_kernels(seeds[-1])  # the opponent model's candidate hands are drawn here
-    root = make_root(state, use_voids=config.use_voids, particles=config.particles, temper=config.temper,
-                     random_prior=config.random_prior)
-    theta = NO_THETA
-    if config.model_share > 0:
-        # Without a fitted policy the tree keeps plain UCB, as the pool keeps uniform worlds.
-        theta = np.zeros(N_WEIGHTS) if config.model_uniform else load_policy().get(state.cfm, NO_THETA)
+    root = make_root(state, use_voids=config.use_voids, particles=config.particles, temper=config.temper)
+    # Without a fitted policy the tree keeps plain UCB, as the pool keeps uniform worlds.
+    theta = load_policy().get(state.cfm, NO_THETA) if config.model_share > 0 else NO_THETA
     deadline = start + time_ms / 1000.0
     limit = iterations if iterations is not None else 1 << 62
     per_job = [limit // jobs + (1 if i < limit % jobs else 0) for i in range(jobs)] if jobs > 1 else [limit]
     progress = Progress(per_job, deadline)
 
-    def run(job: int) -> list[dict[int, tuple[int, float]]]:
+    def run(job: int) -> dict[int, tuple[int, float]]:
         seed_kernels(seeds[job])
-        # With ``tree_iterations`` the job searches a series of fresh trees of that size (an ensemble).
-        per_tree = min(per_job[job], config.tree_iterations or per_job[job])
-        tree = Tree(min(TREE_CAPACITY, per_tree + 1))
-        tt = (_table() if _is_main_thread() else new_table()) if config.leaf_cards else None
-        finished: list[dict[int, tuple[int, float]]] = []
-        before = np.zeros(40, dtype=np.int64)  # root visits of the job's finished trees
-        done = in_tree = 0
+        tree = Tree(min(TREE_CAPACITY, per_job[job] + 1))
+        done = 0
         while done < per_job[job] and time.perf_counter() < deadline:
-            n = min(CHUNK, per_job[job] - done, per_tree - in_tree)
-            search(tree, root, n, c_explore=config.c_explore, delta=config.delta,
-                   policy=config.policy, eps=config.eps, leaf_cards=config.leaf_cards, tt=tt,
-                   draws=config.draws, theta=theta, model_share=config.model_share,
-                   random_prior=config.random_prior, blunder_share=config.blunder_share)
+            n = min(CHUNK, per_job[job] - done)
+            search(tree, root, n, c_explore=config.c_explore, delta=config.delta, policy=config.policy,
+                   eps=config.eps, theta=theta, model_share=config.model_share)
             done += n
-            in_tree += n
-            progress.visits[job] = before
+            progress.visits[job] = 0
             tree.add_root_visits(progress.visits[job])
             progress.done[job] = done
             if config.stop_early and progress.settled(time.perf_counter()):
                 break
-            if in_tree == per_tree and done < per_job[job]:
-                finished.append(tree.root_stats())
-                before = progress.visits[job].copy()
-                tree.clear()
-                in_tree = 0
-        return [*finished, tree.root_stats()]
+        return tree.root_stats()
 
     if jobs == 1:
         runs = [run(0)]
@@ -222,7 +200,7 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             runs = list(pool.map(run, range(jobs)))
     merged: dict[int, list[float]] = {c: [0, 0.0] for c in legal}
-    for tree_stats in (stats for job_stats in runs for stats in job_stats):
+    for tree_stats in runs:
         for c, (v, mean) in tree_stats.items():
             merged[c][0] += v
             merged[c][1] += v * mean

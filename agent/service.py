@@ -6,6 +6,12 @@ with a card chosen by :mod:`agent.levels`, reconnect with back-off when the
 connection drops, and on SIGTERM finish the decisions in flight and leave (the
 server hands any later turn to another bot).  The bot keeps no game state:
 each ``bot_turn`` carries the full agent state.
+
+It also analyses finished deals (``analyse`` → ``analysis``, :mod:`agent.analysis`)
+when the hello offers ``analysis`` > 0: in worker processes at the lowest OS
+priority, never in the decision threads, so an analysis cannot delay a move
+(``treset-agent bench analysis load`` measures it).  ``--analyse-only`` makes a
+process that only analyses.
 """
 
 from __future__ import annotations
@@ -15,24 +21,32 @@ import asyncio
 import contextlib
 import json
 import logging
+import multiprocessing
+import os
 import random
 import signal
 import sys
+import time
+from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypedDict
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from agent.levels import LEVELS, choose_card
+from agent.levels import LEVELS, choose_card, level_info
+from agent.load import Pool, cores, default_capacity
 from tressette import InvalidStateError, card_name, parse_state
 
 log = logging.getLogger("treset.agent.service")
 
 AUTH_FAILED = 4401
 """Close code the server uses for a bad token: retrying cannot help."""
+ANSWERS_KEPT = 64
+"""Finished analyses kept to answer a re-sent job again without running it twice."""
 
 
 class BotTurn(TypedDict):
@@ -46,8 +60,72 @@ class BotTurn(TypedDict):
     state: dict[str, Any]
 
 
+class AnalyseJob(TypedDict):
+    """The server's request for a deal's analysis (docs/protocol.md, "Bots")."""
+
+    type: str
+    job: str
+    game_id: int
+    record: dict[str, Any]
+
+
 Chooser = Callable[[dict[str, Any], str, int], str]
 """Turn a raw agent state, a level name and a time cap (ms) into a card name."""
+
+Analyser = Callable[[dict[str, Any]], dict[str, Any]]
+"""Turn a deal record into its analysis, raising ValueError for an invalid record.  It runs in the
+analysis executor: with the default worker processes it must be a module-level function."""
+
+
+def analyse_record(record: dict[str, Any]) -> dict[str, Any]:
+    """Return the analysis of a deal record at the default settings (:func:`agent.analysis.analyse`)."""
+    from agent.analysis import analyse
+
+    return analyse(record)
+
+
+def warm_analysis() -> None:
+    """Compile (or load) the analysis's kernels: a short analysis of a fixed deal's first and last moves."""
+    from agent.analysis import analyse
+    from tressette import Deal, Variant, card_name
+
+    deal = Deal.new(Variant.TRESSETTE, 0, random.Random(0))
+    moves = []
+    while not deal.is_over:
+        card = deal.legal_moves()[0]
+        moves.append({"seat": deal.to_move, "card": card_name(card)})
+        deal.play(card)
+    record = {"variant": "tressette", "deck": [card_name(c) for c in deal.deck], "first_leader": 0}
+    analyse({**record, "moves": moves[:1]}, iterations=16)
+    analyse({**record, "moves": moves}, iterations=16)
+
+
+def _low_priority_worker(service_pid: int) -> None:
+    """Start an analysis worker at the lowest OS priority, so it only gets CPU the moves leave idle.
+
+    The worker also ends with the service: a pool's idle workers outlive a killed parent (SIGKILL, a
+    crash, ``treset up`` restarting the agent) and would pile up, one set per restart.
+    """
+    os.nice(19)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1  # <linux/prctl.h>: signal this process when its parent thread ends
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    if os.getppid() != service_pid:  # the service died before the line above: nobody would signal us
+        os._exit(0)
+
+
+def analysis_pool(workers: int) -> ProcessPoolExecutor:
+    """Return a pool of ``workers`` analysis processes at the lowest OS priority.
+
+    Spawned rather than forked: the service's process runs threads (decisions, the event
+    loop), which a fork must not copy mid-flight.  A spawned worker imports the main module
+    again, so the program's entry point must sit under ``if __name__ == "__main__"`` (the
+    ``treset-agent`` script's does).
+    """
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_low_priority_worker, initargs=(os.getpid(),))
 
 
 def choose_from_message(raw_state: dict[str, Any], level: str, time_ms: int) -> str:
@@ -56,18 +134,27 @@ def choose_from_message(raw_state: dict[str, Any], level: str, time_ms: int) -> 
     return card_name(choose_card(state, level, time_cap_ms=time_ms))
 
 
-def websocket_url(server: str, token: str) -> str:
-    """Return the ``/ws`` URL for ``server`` (http(s):// or ws(s)://) with the token."""
+def websocket_url(server: str) -> str:
+    """Return the ``/ws`` URL for ``server`` (http(s):// or ws(s)://); the token goes in the first message."""
     parts = urlsplit(server if "://" in server else f"http://{server}")
     scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
     path = parts.path.rstrip("/")
     if not path.endswith("/ws"):
         path += "/ws"
-    return urlunsplit((scheme, parts.netloc, path, urlencode({"token": token}), ""))
+    return urlunsplit((scheme, parts.netloc, path, "", ""))
+
+
+def read_token(token_file: str | None) -> str | None:
+    """Return the bot token: from ``token_file`` if given, else ``TRESET_BOT_TOKEN`` (never from argv,
+    which every local user can read in the process list)."""
+    if token_file:
+        with open(token_file, encoding="utf-8") as f:
+            return f.read().strip() or None
+    return os.environ.get("TRESET_BOT_TOKEN") or None
 
 
 class BotService:
-    """One connection's worth of bot: levels, capacity and the decision threads."""
+    """One connection's worth of bot: levels, capacity and the decision threads, and the analysis workers."""
 
     def __init__(
         self,
@@ -78,26 +165,49 @@ class BotService:
         capacity: int,
         chooser: Chooser = choose_from_message,
         max_backoff_s: float = 30.0,
+        analysis: int = 0,
+        analyser: Analyser = analyse_record,
+        analysis_executor: Executor | None = None,
+        pool: Pool | None = None,
     ) -> None:
-        """Prepare a service for ``server``; nothing connects until :meth:`run`."""
-        self.url = websocket_url(server, token)
+        """Prepare a service for ``server``; nothing connects until :meth:`run`.
+
+        ``analysis``: how many analyses run at once (0: none), in ``analysis_executor``
+        (default: :func:`analysis_pool`, started at the first job or by :meth:`run`).
+        ``pool``: the decisions in flight and their budgets under load (default: this machine's
+        cores, budgets shrunk when overloaded; :mod:`agent.load`).
+        """
+        self.url = websocket_url(server)
+        self.token = token
         self.levels = levels
         self.capacity = capacity
         self.chooser = chooser
         self.max_backoff_s = max_backoff_s
+        self.analysis = analysis
+        self.analyser = analyser
+        self.pool = pool or Pool()
         self.stop = asyncio.Event()
         self.turns_answered = 0
-        self._executor = ThreadPoolExecutor(max_workers=capacity, thread_name_prefix="decide")
+        self.analyses_answered = 0
+        self._executor = ThreadPoolExecutor(max_workers=max(1, capacity), thread_name_prefix="decide")
         self._in_flight: dict[tuple[str, int], asyncio.Task[None]] = {}
+        self._analysis_executor = analysis_executor
+        self._jobs: dict[str, asyncio.Task[None]] = {}
+        self._answers: OrderedDict[str, str] = OrderedDict()
+        self._ws: ClientConnection | None = None
+        self._jobs_sending: set[asyncio.Task[None]] = set()
 
     async def run(self) -> int:
         """Serve until :attr:`stop` is set; return a process exit status."""
         delay = 0.5
+        if self.analysis > 0 and self._analysis_executor is None:
+            # Load the analysis kernels in the background (at the workers' low priority) before any job.
+            self._analyses().submit(warm_analysis)
         try:
             while not self.stop.is_set():
                 try:
                     async with connect(self.url, open_timeout=10, max_size=2**20) as ws:
-                        log.info("connected to %s", self.url.split("?")[0])
+                        log.info("connected to %s", self.url)
                         delay = 0.5
                         await self._serve(ws)
                 except InvalidStatus as exc:
@@ -122,9 +232,29 @@ class BotService:
             return 0
         finally:
             self._executor.shutdown(wait=True, cancel_futures=True)
+            if self._analysis_executor is not None:
+                self._stop_analyses(self._analysis_executor)
+
+    def _analyses(self) -> Executor:
+        if self._analysis_executor is None:
+            self._analysis_executor = analysis_pool(self.analysis)
+        return self._analysis_executor
+
+    def _stop_analyses(self, executor: Executor) -> None:
+        """Drop ``executor``'s analyses under way (the server re-sends them to a worker that stays) and stop it."""
+        if self._analysis_executor is executor:
+            self._analysis_executor = None  # the next job starts a new pool
+        if isinstance(executor, ProcessPoolExecutor):
+            # The pool has no public way to stop a running task; these are our own child processes.
+            for process in list(getattr(executor, "_processes", {}).values()):
+                process.terminate()
+        executor.shutdown(wait=True, cancel_futures=True)
 
     async def _serve(self, ws: ClientConnection) -> None:
-        await ws.send(json.dumps({"type": "bot_hello", "levels": self.levels, "capacity": self.capacity}))
+        await ws.send(json.dumps({"type": "auth", "token": self.token}))  # first, before anything else
+        await ws.send(json.dumps({"type": "bot_hello", "levels": self.levels, "level_info": level_info(self.levels),
+                                  "capacity": self.capacity, "analysis": self.analysis}))
+        self._ws = ws
         stop_wait = asyncio.ensure_future(self.stop.wait())
         try:
             while True:
@@ -139,6 +269,7 @@ class BotService:
                 await asyncio.wait(list(self._in_flight.values()), timeout=5)
             await ws.close()
         finally:
+            self._ws = None
             stop_wait.cancel()
 
     def _dispatch(self, ws: ClientConnection, raw: str | bytes) -> None:
@@ -148,17 +279,76 @@ class BotService:
         except (ValueError, AttributeError):
             log.warning("unreadable message from the server: %.200r", raw)
             return
-        if kind == "bot_turn":
+        if kind == "bot_turn" and self.capacity < 1:
+            log.warning("ignoring a bot_turn: this process only analyses")
+        elif kind == "bot_turn":
             key = (str(msg.get("table_id")), int(msg.get("turn", -1)))
             log.debug("turn %s at %s", key[1], key[0])
             if key not in self._in_flight:  # the server may re-send a pending turn
                 task = asyncio.create_task(self._answer(ws, msg))
                 self._in_flight[key] = task
                 task.add_done_callback(self._forget)
+        elif kind == "analyse":
+            self._take_job(msg)
         elif kind == "error":
             log.warning("server error %s: %s", msg.get("code"), msg.get("message"))
         elif kind == "welcome":
             log.info("signed in as %s", (msg.get("user") or {}).get("username"))
+
+    def _take_job(self, msg: dict[str, Any]) -> None:
+        job = msg.get("job")
+        if not isinstance(job, str) or self.analysis < 1:
+            log.warning("ignoring an analyse message (job %r, analyses offered: %d)", job, self.analysis)
+            return
+        if job in self._jobs:  # re-sent while under way: it is answered once done
+            return
+        if job in self._answers:  # re-sent after the answer went out (maybe on a lost connection)
+            self._send_soon(self._answers[job])
+            return
+        task = asyncio.create_task(self._analyse(msg))  # type: ignore[arg-type]
+        self._jobs[job] = task
+        task.add_done_callback(lambda _: self._jobs.pop(job, None))
+
+    async def _analyse(self, job: AnalyseJob) -> None:
+        from agent.analysis import RecordError, parse_record, version
+
+        answer: dict[str, Any] = {"type": "analysis", "job": job["job"], "game_id": job.get("game_id"),
+                                  "version": version()}
+        loop = asyncio.get_running_loop()
+        log.info("analysing game %s (job %s)", job.get("game_id"), job["job"])
+        executor = self._analyses()
+        try:
+            parse_record(job.get("record"))  # cheap: a bad record is not queued
+            result = await loop.run_in_executor(executor, self.analyser, job.get("record"))
+            answer["version"] = result.get("version", answer["version"])
+            answer["analysis"] = result
+        except RecordError as exc:
+            answer["error"] = str(exc).splitlines()[0] if str(exc) else "invalid record"
+        except BrokenProcessPool:
+            log.error("the analysis worker died (job %s); starting a new one", job["job"])
+            self._stop_analyses(executor)
+            answer["error"] = "the analysis worker died"
+        except Exception as exc:  # a bug must show in the log and still answer the job
+            log.exception("failed to analyse job %s", job["job"])
+            answer["error"] = f"analysis failed: {type(exc).__name__}"
+        text = json.dumps(answer)
+        self._answers[job["job"]] = text
+        while len(self._answers) > ANSWERS_KEPT:
+            self._answers.popitem(last=False)
+        self.analyses_answered += 1
+        await self._send(text)
+
+    def _send_soon(self, text: str) -> None:
+        task = asyncio.create_task(self._send(text))
+        self._jobs_sending.add(task)
+        task.add_done_callback(self._jobs_sending.discard)
+
+    async def _send(self, text: str) -> None:
+        """Send on the current connection; when there is none the server re-sends the job later."""
+        if self._ws is None:
+            return
+        with contextlib.suppress(ConnectionClosed):
+            await self._ws.send(text)
 
     def _forget(self, task: asyncio.Task[None]) -> None:
         for key, t in list(self._in_flight.items()):
@@ -167,10 +357,21 @@ class BotService:
 
     async def _answer(self, ws: ClientConnection, turn: BotTurn) -> None:
         level = turn.get("level") or self.levels[-1]
-        time_ms = int(turn.get("time_ms") or LEVELS[level].time_ms)
+        level_ms = LEVELS[level].time_ms if level in LEVELS else 1000
+        time_ms = int(turn.get("time_ms") or level_ms)
         loop = asyncio.get_running_loop()
+        arrived = time.perf_counter()
+
+        def think() -> str:
+            # The budget is set when a thread takes the turn: the load then, and the time it waited.
+            budget = self.pool.start(level_ms, time_ms, (time.perf_counter() - arrived) * 1000)
+            try:
+                return self.chooser(turn["state"], level, budget)
+            finally:
+                self.pool.end()
+
         try:
-            card = await loop.run_in_executor(self._executor, self.chooser, turn["state"], level, time_ms)
+            card = await loop.run_in_executor(self._executor, think)
         except (InvalidStateError, KeyError) as exc:
             log.error("cannot answer turn %s at %s: %s", turn.get("turn"), turn.get("table_id"), exc)
             return
@@ -186,26 +387,58 @@ class BotService:
 
 
 def main(argv: list[str]) -> int:
-    """Run ``treset-agent serve --server URL --token TOKEN [--capacity N] [--levels a,b]``."""
+    """Run ``treset-agent serve --server URL [--token-file F] [--capacity N] [--levels a,b] [--analysis N]
+    [--analyse-only]`` (the token from ``TRESET_BOT_TOKEN`` or ``--token-file``)."""
     parser = argparse.ArgumentParser(prog="treset-agent serve", description=__doc__.splitlines()[0])
     parser.add_argument("--server", required=True, help="the server's URL, e.g. http://127.0.0.1:8000")
-    parser.add_argument("--token", required=True, help="the bot account's API token")
-    parser.add_argument("--capacity", type=int, default=4, help="games this process thinks about at once")
+    parser.add_argument("--token-file", help="a file holding the bot account's API token "
+                        "(default: the TRESET_BOT_TOKEN environment variable)")
+    parser.add_argument("--token", help=argparse.SUPPRESS)  # old form: visible in the process list; use the above
+    parser.add_argument("--capacity", type=int, default=default_capacity(),
+                        help="games this process thinks about at once (default: 12 per core, "
+                        f"{default_capacity()} here; budgets shrink beyond a third of it)")
+    parser.add_argument("--policy", help="the opponent policy file to play with (default: the shipped one; "
+                        "written by treset-agent fit-policy)")
     parser.add_argument("--levels", default=",".join(LEVELS), help="comma-separated levels to play")
+    parser.add_argument("--analysis", type=int, default=1,
+                        help="deal analyses this process runs at once, in low-priority workers (0: none)")
+    parser.add_argument("--analyse-only", action="store_true",
+                        help="only analyse deals (an analysis worker: plays no seat)")
     parser.add_argument("--no-warmup", action="store_true", help="skip compiling the search kernels first")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    token = args.token or read_token(args.token_file)
+    if args.token:
+        log.warning("--token shows the token in the process list: set TRESET_BOT_TOKEN or use --token-file")
+    if not token:
+        print("treset-agent serve: set TRESET_BOT_TOKEN or give --token-file", file=sys.stderr)
+        return 2
     levels = [lv for lv in args.levels.split(",") if lv]
     unknown = [lv for lv in levels if lv not in LEVELS]
-    if unknown or not levels or args.capacity < 1:
-        print(f"treset-agent serve: bad --levels/--capacity (levels: {', '.join(LEVELS)})", file=sys.stderr)
+    if args.analyse_only:
+        levels, capacity = [], 0
+        if args.analysis < 1:
+            print("treset-agent serve: --analyse-only needs --analysis of at least 1", file=sys.stderr)
+            return 2
+    elif unknown or not levels or args.capacity < 1 or args.analysis < 0:
+        print(f"treset-agent serve: bad --levels/--capacity/--analysis (levels: {', '.join(LEVELS)})",
+              file=sys.stderr)
         return 2
-    if not args.no_warmup:
+    else:
+        capacity = args.capacity
+    from agent.cli import use_policy_option
+
+    if not use_policy_option(args.policy, "treset-agent serve"):
+        return 2
+    if not args.no_warmup and capacity:
         from agent.decide import warmup
 
         warmup()
-    service = BotService(server=args.server, token=args.token, levels=levels, capacity=args.capacity)
+    service = BotService(server=args.server, token=token, levels=levels, capacity=capacity,
+                         analysis=args.analysis)
+    log.info("capacity %d on %d cores: budgets shrink beyond %d decisions at once", capacity, cores(),
+             service.pool.slots)
     return asyncio.run(_run_until_signalled(service))
 
 

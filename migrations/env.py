@@ -5,8 +5,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import engine_from_config, pool
 
-from server.models import Base
 from server.settings import get_settings
+from server.store.models import Base
 
 config = context.config
 url = config.get_main_option("sqlalchemy.url") or get_settings().database_url

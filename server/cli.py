@@ -17,15 +17,18 @@ def main(argv: list[str]) -> int:
 
     import uvicorn
 
-    from server.app import create_app
-    from server.db import upgrade
+    from server.api.app import create_app
     from server.settings import get_settings
+    from server.store.db import upgrade
 
     settings = get_settings()
     if not args.no_migrate:
         upgrade(settings.database_url)
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info",
-                ws_max_size=settings.max_message_bytes * 4, timeout_graceful_shutdown=5)
+                # Above people's and bots' limits, so a message over theirs gets its ``too_large`` error
+                # first; only a frame past this transport limit closes the socket (1009) at once.
+                ws_max_size=max(settings.ws_frame_limit_bytes, settings.max_bot_message_bytes * 2),
+                ws_per_message_deflate=settings.ws_compression, timeout_graceful_shutdown=5)
     return 0
 
 

@@ -4,18 +4,38 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+from tressette import VariantName
+
+MAX_DB_INT = 2**31 - 1
+"""The largest id or count a database column holds (PostgreSQL ``integer``): larger ones name nothing."""
+ERROR_CODES = frozenset({
+    "bad_json", "bad_message", "too_large", "rate_limited", "no_table", "not_seated", "table_full", "bad_invite",
+    "no_bot", "not_your_turn", "illegal_card", "game_over", "internal", "too_many_tables", "auth_failed",
+})
+"""Every ``error.code`` the server sends (docs/protocol.md, "Errors")."""
 
 
 class _Msg(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Auth(_Msg):
+    """The first message on a socket: who is connecting (the token never goes in the URL, which gets logged)."""
+
+    type: Literal["auth"]
+    token: str = Field(min_length=1, max_length=256)
+
+
+AUTH: TypeAdapter[Auth] = TypeAdapter(Auth)
+
+
 class CreateTable(_Msg):
     """Open a table and sit at seat 0."""
 
     type: Literal["create_table"]
-    variant: Literal["tressette", "kifameno"] = "tressette"
+    variant: VariantName = "tressette"
     opponent: Literal["anyone", "bot", "invite"] = "anyone"
     bot_level: str | None = None
 
@@ -29,10 +49,19 @@ class JoinTable(_Msg):
 
 
 class WatchTable(_Msg):
-    """Watch a table as a spectator."""
+    """Watch a table as a spectator (a private table only with its ``invite``)."""
 
     type: Literal["watch_table"]
     table_id: str = Field(max_length=32)
+    invite: str | None = Field(default=None, max_length=64)
+
+
+class OpenTable(_Msg):
+    """Open a table: take your seat over on this connection if you sit there, else watch it."""
+
+    type: Literal["open_table"]
+    table_id: str = Field(max_length=32)
+    invite: str | None = Field(default=None, max_length=64)
 
 
 class LeaveTable(_Msg):
@@ -48,7 +77,7 @@ class Play(_Msg):
     type: Literal["play"]
     table_id: str = Field(max_length=32)
     card: str = Field(max_length=16)
-    turn: int | None = None
+    turn: int | None = Field(default=None, ge=0, le=MAX_DB_INT)
 
 
 class Rematch(_Msg):
@@ -72,21 +101,59 @@ class Ping(_Msg):
     type: Literal["ping"]
 
 
+class LevelInfo(_Msg):
+    """A level a bot plays, as the agent defines it (``agent/levels.py``): its name, per-move time and
+    measured strength on the portal's rating scale (optional)."""
+
+    name: str = Field(min_length=1, max_length=32)
+    time_ms: int = Field(ge=1, le=600_000)
+    rating: int | None = Field(default=None, ge=0, le=4000)
+
+
 class BotHello(_Msg):
-    """A bot announces the levels it plays and how many games it can hold."""
+    """A bot announces the levels it plays, how many games it can hold and how many analyses it runs at once.
+
+    An analysis-only worker sends no levels and capacity 0 with ``analysis`` >= 1.  ``level_info``
+    gives the levels' per-move times (optional: the server falls back to ``server/levels.py``).
+    """
 
     type: Literal["bot_hello"]
-    levels: list[str] = Field(min_length=1, max_length=16)
-    capacity: int = Field(ge=1, le=1000)
+    levels: list[str] = Field(max_length=16)
+    level_info: list[LevelInfo] = Field(default_factory=list, max_length=16)
+    capacity: int = Field(ge=0, le=1000)
+    analysis: int = Field(default=0, ge=0, le=64)
+
+    @model_validator(mode="after")
+    def _serves_something(self) -> BotHello:
+        if self.analysis == 0 and (self.capacity == 0 or not self.levels):
+            raise ValueError("a bot plays (levels and capacity >= 1) or analyses (analysis >= 1)")
+        return self
+
+
+class AnalysisReport(_Msg):
+    """A bot's answer to ``analyse``: the analysis (a JSON object, see docs/protocol.md) or an ``error``."""
+
+    type: Literal["analysis"]
+    job: str = Field(max_length=64)
+    game_id: int = Field(ge=1, le=MAX_DB_INT)
+    version: str = Field(default="", max_length=64)
+    analysis: dict[str, Any] | None = None
+    error: str | None = Field(default=None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _one_of(self) -> AnalysisReport:
+        if (self.analysis is None) == (self.error is None):
+            raise ValueError("send either analysis or error")
+        return self
 
 
 ClientMessage = Annotated[
-    CreateTable | JoinTable | WatchTable | LeaveTable | Play | Rematch | Chat | Ping | BotHello,
+    CreateTable | JoinTable | WatchTable | OpenTable | LeaveTable | Play | Rematch | Chat | Ping | BotHello | AnalysisReport,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-CLIENT_TYPES = {"create_table", "join_table", "watch_table", "leave_table", "play", "rematch", "chat", "ping",
-                "bot_hello"}
+CLIENT_TYPES = {"create_table", "join_table", "watch_table", "open_table", "leave_table", "play", "rematch", "chat", "ping",
+                "bot_hello", "analysis"}
 
 
 # ----- server -> client ------------------------------------------------------------------
@@ -100,18 +167,33 @@ class UserOut(_Msg):
     role: Literal["player", "guest", "bot", "admin"]
 
 
+class SeatOut(_Msg):
+    """A table where the user is seated, listed in ``welcome``."""
+
+    table_id: str
+    seat: int
+    status: Literal["waiting", "playing", "finished"]
+    elsewhere: bool
+    """True when another live connection holds the seat (``open_table`` takes it over)."""
+
+
 class Welcome(_Msg):
     """The first message on every accepted socket."""
 
     type: Literal["welcome"] = "welcome"
     user: UserOut
+    seats: list[SeatOut] = Field(default_factory=list)
 
 
 class Lobby(_Msg):
-    """The open tables (sent on connect and on every change)."""
+    """The open and running public tables, people online, bot levels served (sent on connect and on change)."""
 
     type: Literal["lobby"] = "lobby"
     tables: list[dict[str, Any]]
+    online: int = 0
+    bot_levels: list[str] = Field(default_factory=list)
+    bot_ratings: dict[str, int] = Field(default_factory=dict)
+    """Each served level's rating as its bots announce it (``level_info``)."""
 
 
 class TableMessage(_Msg):
@@ -120,6 +202,20 @@ class TableMessage(_Msg):
     type: Literal["table"] = "table"
     table: dict[str, Any]
     event: dict[str, Any] | None = None
+
+
+class SeatMoved(_Msg):
+    """Your seat at ``table_id`` was taken over by another connection of yours (``open_table``)."""
+
+    type: Literal["seat_moved"] = "seat_moved"
+    table_id: str
+
+
+class Left(_Msg):
+    """``leave_table`` was done: no more ``table`` messages for ``table_id`` unless you open or join it again."""
+
+    type: Literal["left"] = "left"
+    table_id: str
 
 
 class ChatLine(_Msg):
@@ -134,12 +230,16 @@ class ChatLine(_Msg):
 
 
 class ErrorMessage(_Msg):
-    """A refusal: the message ``ref`` was not accepted and changed nothing."""
+    """A refusal: the message ``ref`` was not accepted and changed nothing.
+
+    ``code`` and ``params`` are for the page to word in its language; ``message`` is English for logs.
+    """
 
     type: Literal["error"] = "error"
     code: str
     message: str
     ref: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
 
 
 class Pong(_Msg):
@@ -159,7 +259,16 @@ class BotTurn(_Msg):
     state: dict[str, Any]
 
 
-ServerMessage = Welcome | Lobby | TableMessage | ChatLine | ErrorMessage | Pong | BotTurn
+class Analyse(_Msg):
+    """Ask a bot to analyse a finished game (``record``: deck in dealing order, first leader, every card)."""
+
+    type: Literal["analyse"] = "analyse"
+    job: str
+    game_id: int
+    record: dict[str, Any]
+
+
+ServerMessage = Welcome | Lobby | TableMessage | SeatMoved | Left | ChatLine | ErrorMessage | Pong | BotTurn | Analyse
 
 
 def out(msg: ServerMessage) -> dict[str, Any]:
@@ -167,10 +276,10 @@ def out(msg: ServerMessage) -> dict[str, Any]:
     return msg.model_dump(by_alias=True)
 
 
-def error(code: str, message: str, ref: str | None = None) -> dict[str, Any]:
-    """Return an ``error`` message.
+def error(code: str, message: str, ref: str | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return an ``error`` message (``params`` the refusal's data, ``{}`` when none).
 
-    >>> error("bad_json", "the message is not valid JSON")["type"]
-    'error'
+    >>> error("no_table", "no table 'x'", "play", {"table_id": "x"})["params"]
+    {'table_id': 'x'}
     """
-    return out(ErrorMessage(code=code, message=message, ref=ref))
+    return out(ErrorMessage(code=code, message=message, ref=ref, params=params or {}))

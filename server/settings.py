@@ -21,17 +21,44 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("DATABASE_URL", "TRESET_DATABASE_URL"),
         description="SQLAlchemy URL; PostgreSQL in production, an embedded SQLite file by default",
     )
-    secret_key: str = "dev-secret-change-me"
     move_timeout_s: float = 60.0
     reconnect_grace_s: float = 30.0
     max_message_bytes: int = 8192
+    max_bot_message_bytes: int = Field(default=262144, description="bots' limit: an analysis is tens of KB")
+    analysis_timeout_s: float = Field(default=600.0, description="a bot holding an analysis longer loses it")
     bot_token: str | None = Field(default=None, description="if set, the API token of the 'bot' account")
-    bot_levels: str = "easy,normal,strong"
-    web_dir: Path = Path(__file__).resolve().parent.parent / "web"
+    bot_levels: str = Field(default="", description="comma-separated bot levels a table may ask for; empty: the "
+                            "levels the bots announce (agent/levels.py) and server/levels.py's fallback")
+    # ----- hardening (docs/security.md lists every figure) -----
+    api_docs: bool = Field(default=False, description="serve /docs, /redoc and /openapi.json")
+    allowed_origins: str = Field(
+        default="", description="comma-separated origins a browser socket may come from; empty: the request's host")
+    session_idle_days: float = Field(default=30.0, description="a session token unused this long expires")
+    ws_auth_timeout_s: float = Field(default=10.0, description="a socket must send its 'auth' message within this")
+    ws_frame_limit_bytes: int = Field(
+        default=1 << 20, description="the transport's frame limit: bigger frames close the socket (1009) at once")
+    ws_rate_per_s: float = Field(default=20.0, description="messages a person's socket may send per second")
+    ws_rate_burst: int = Field(default=40, description="... in a burst")
+    ws_abuse_close: int = Field(default=100, description="rate-limited messages in a row that close the socket")
+    max_waiting_tables: int = Field(default=3, description="tables a user may have waiting for an opponent")
+    max_playing_tables: int = Field(default=10, description="deals a user may be playing at once")
+    login_per_account: int = Field(default=10, description="sign-in attempts per account per auth window")
+    auth_per_address: int = Field(default=30, description="sign-ins and registrations per address per auth window")
+    auth_window_s: float = Field(default=300.0, description="the window of the two figures above")
+    guests_per_address: int = Field(default=20, description="guest accounts per address per guest window")
+    guest_window_s: float = Field(default=600.0, description="the window of guests_per_address")
+    hash_concurrency: int = Field(default=2, description="password hashes computed at once (argon2 is CPU-heavy)")
+    ws_compression: bool = Field(
+        default=True, description="permessage-deflate on the sockets: a table message shrinks from ~2 KB to ~0.7 KB, "
+        "for about a quarter of the server's CPU per move (TRESET_WS_COMPRESSION=0 turns it off)")
+    web_dir: Path = Field(
+        default=Path(__file__).resolve().parent / "web",
+        description="the browser client served at /; shipped inside the package (server/web)",
+    )
 
     @property
     def levels(self) -> list[str]:
-        """Return the bot levels a table may ask for."""
+        """Return ``TRESET_BOT_LEVELS`` as a list: the only bot levels a table may ask for (empty: any offered)."""
         return [lv for lv in self.bot_levels.split(",") if lv]
 
 

@@ -168,11 +168,15 @@ class LiveServer:
         return self.log_path.read_text(errors="replace")
 
 
+TEST_LIMITS = {"TRESET_GUESTS_PER_ADDRESS": "100000", "TRESET_AUTH_PER_ADDRESS": "100000"}
+"""Every test client comes from 127.0.0.1: per-address limits are lifted unless a test sets them."""
+
+
 def launch_server(db_url: str, tmp: Path, port: int | None = None, **env: str) -> LiveServer:
     """Start a migrated server on ``db_url`` and wait until ``/healthz`` answers."""
     port = port or free_port()
     log_path = tmp / f"server-{port}-{time.time_ns()}.log"
-    full_env = {**os.environ, "DATABASE_URL": db_url, "PYTHONUNBUFFERED": "1", **env}
+    full_env = {**os.environ, "DATABASE_URL": db_url, "PYTHONUNBUFFERED": "1", **TEST_LIMITS, **env}
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "server.cli", "--port", str(port)], cwd=ROOT,
                                 env=full_env, stdout=log, stderr=subprocess.STDOUT)

@@ -12,8 +12,9 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("treset.play", "play a deal in the terminal against a simple opponent"),
     "serve": ("server.cli", "run the game server (migrations first)"),
+    "migrate": ("server.tools.migrate", "bring the database to the latest schema and exit"),
     "up": ("treset.up", "start everything: server on the default database, bot account, one agent"),
-    "admin": ("server.admin_cli", "admin tools: exports, seeding, bot-versus-bot series"),
+    "admin": ("server.tools.admin_cli", "admin tools: exports, seeding, bot-versus-bot series"),
 }
 
 

@@ -35,12 +35,20 @@ def _random_policy(state: AgentState, rng: random.Random) -> int:
 
 
 def opponent_policy(name: str) -> Policy:
-    """Return the opponent's policy: ``random``, or an agent baseline such as ``greedy``."""
+    """Return the opponent's policy: ``random``, a bot level (``easy``, ``normal``, ``strong``), or a lab
+    baseline such as ``greedy`` (from a checkout).  Raises KeyError for an unknown name."""
     if name == "random":
         return _random_policy
-    from agent.baselines import get_policy  # the agent is optional for this command
+    from agent.levels import LEVELS, choose_card  # the agent is optional for this command
 
-    policy: Policy = get_policy(name)
+    if name in LEVELS:
+        return lambda state, rng: choose_card(state, name, seed=rng.randrange(2**31))
+    from agent.cli import lab_module
+
+    baselines = lab_module("baselines")
+    if baselines is None:
+        raise KeyError(f"{name!r} is a lab baseline (a checkout's lab/); here: random, {', '.join(LEVELS)}")
+    policy: Policy = baselines.get_policy(name)
     return policy
 
 
@@ -116,7 +124,9 @@ def main(argv: list[str]) -> int:
     """Run ``treset play [--variant V] [--opponent NAME] [--seed N]``."""
     parser = argparse.ArgumentParser(prog="treset play", description=__doc__.splitlines()[0])
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="tressette")
-    parser.add_argument("--opponent", default="greedy", help="random, greedy (default) or another agent baseline")
+    parser.add_argument("--opponent", default="easy",
+                        help="random, a bot level: easy (default), normal, strong, or (from a checkout) a lab "
+                        "baseline such as greedy")
     parser.add_argument("--seed", type=int, default=None, help="seed the shuffle and the opponent")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)

@@ -6,6 +6,7 @@ standard library.
 """
 
 from tressette.cards import (
+    ACE_POINTS,
     ALL_CARDS,
     CARD_NAMES,
     LAST_TRICK_BONUS,
@@ -15,6 +16,7 @@ from tressette.cards import (
     STRENGTH,
     SUITS,
     TOTAL_POINTS,
+    WINNING_POINTS,
     Card,
     CardError,
     Mask,
@@ -31,10 +33,11 @@ from tressette.cards import (
 from tressette.deal import Deal, Outcome, Trick, replay, shuffled_deck
 from tressette.errors import IllegalMoveError, InvalidStateError
 from tressette.state import HIM, ME, AgentState, parse_state, state_from_view
-from tressette.variant import Variant
+from tressette.variant import Variant, VariantName
 from tressette.view import PlayerView, trick_to_dict, view_of
 
 __all__ = [
+    "ACE_POINTS",
     "ALL_CARDS",
     "CARD_NAMES",
     "HIM",
@@ -46,6 +49,7 @@ __all__ = [
     "STRENGTH",
     "SUITS",
     "TOTAL_POINTS",
+    "WINNING_POINTS",
     "AgentState",
     "Card",
     "CardError",
@@ -57,6 +61,7 @@ __all__ = [
     "PlayerView",
     "Trick",
     "Variant",
+    "VariantName",
     "beats",
     "card_name",
     "cards_of",

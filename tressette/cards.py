@@ -10,6 +10,8 @@ takes a *higher* card.
 True
 >>> sum(POINTS) + LAST_TRICK_BONUS
 35
+>>> WINNING_POINTS, ACE_POINTS
+(18, 3)
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ STOCK_SIZE = 20
 N_TRICKS = 20
 LAST_TRICK_BONUS = 3
 TOTAL_POINTS = 35
+WINNING_POINTS = TOTAL_POINTS // 2 + 1
+"""The points that win a Tressette deal (the most; 35 is odd, so no draw); Kifameno's winner has fewer."""
+ACE_POINTS = max(RANK_POINTS)
+"""The dearest card's points (an ace); the figures and the 3 and 2 are worth 1, the rest 0."""
 FULL_MASK: Mask = (1 << N_CARDS) - 1
 
 ALL_CARDS: tuple[Card, ...] = tuple(range(N_CARDS))

@@ -140,17 +140,18 @@ class Deal:
     def check_move(self, card: Card, seat: int | None = None) -> None:
         """Raise :class:`IllegalMoveError` unless ``seat`` may play ``card`` now."""
         if self.is_over:
-            raise IllegalMoveError("the deal is over")
+            raise IllegalMoveError("the deal is over", reason="over")
         if seat is not None and seat != self.to_move:
-            raise IllegalMoveError(f"not your turn: seat {self.to_move} is to play")
+            raise IllegalMoveError(f"not your turn: seat {self.to_move} is to play", reason="not_your_turn")
         if not isinstance(card, int) or not 0 <= card < N_CARDS:
-            raise IllegalMoveError(f"no such card: {card!r}")
+            raise IllegalMoveError(f"no such card: {card!r}", reason="bad_card")
         mover = self.to_move
         if card not in self.hands[mover]:
-            raise IllegalMoveError(f"{card_name(card)} is not in your hand")
+            raise IllegalMoveError(f"{card_name(card)} is not in your hand", reason="not_in_hand")
         if card not in self.legal_moves(mover):
             raise IllegalMoveError(
-                f"you must follow suit: {card_name(self.table[0])} was led and you hold that suit"
+                f"you must follow suit: {card_name(self.table[0])} was led and you hold that suit",
+                reason="must_follow",
             )
 
     def play(self, card: Card, seat: int | None = None) -> Trick | None:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import enum
+from typing import Literal, TypeAlias
+
+VariantName: TypeAlias = Literal["tressette", "kifameno"]
+"""A variant's name on the protocol and in the API: the values of :class:`Variant` (a test holds them alike)."""
 
 
 class Variant(enum.Enum):

@@ -6,9 +6,9 @@ import random
 
 import numpy as np
 
-from agent.determinize import make_root, opponent_voids, sample_world
-from agent.playout import seed_kernels
-from agent.world import W_H0, W_H1, W_SIZE, W_SLEN
+from agent.kernels.playout import seed_kernels
+from agent.kernels.world import W_H0, W_H1, W_SIZE, W_SLEN
+from agent.search.worlds import make_root, opponent_voids, sample_world
 from tests.agent.conftest import position
 from tressette import Variant, cards_of, mask_of, suit_of
 

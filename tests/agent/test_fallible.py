@@ -7,7 +7,7 @@ import random
 import pytest
 
 from agent.decide import SearchConfig, decide, lost_odds, solve
-from agent.fallible import odds_reference
+from agent.search.odds import odds_reference
 from tests.agent.conftest import position
 from tressette import TOTAL_POINTS, AgentState, Deal, Variant, card_name, state_from_view, view_of
 
@@ -116,7 +116,7 @@ def test_the_best_odds_card_wins_more_often_against_a_random_player() -> None:
 
 def test_arena_option_sets_the_share() -> None:
     """``mcts:...,fX`` sets the share (``,f0`` keeps the solver's card), ``,full`` is still its own option."""
-    from agent.baselines import get_policy
+    from lab.baselines import get_policy
 
     assert get_policy("mcts:i100,f0.3").config.fallible_share == 0.3  # type: ignore[attr-defined]
     assert get_policy("mcts:i100,f0").config.fallible_share == 0.0  # type: ignore[attr-defined]

@@ -6,8 +6,8 @@ import random
 
 import numpy as np
 
-from agent.playout import GUIDED, RANDOM, playout, seed_kernels
-from agent.world import (
+from agent.kernels.playout import GUIDED, RANDOM, playout, seed_kernels
+from agent.kernels.world import (
     W_H0,
     W_H1,
     W_LEAD,
@@ -54,7 +54,7 @@ def test_step_matches_the_rules_engine() -> None:
 
 
 def test_playouts_replay_legally_to_the_same_score() -> None:
-    """Every traced playout (random and guided, per seat, both variants) is a legal game with the same score."""
+    """Every traced playout (random and guided, both variants) is a legal game with the same score."""
     seed_kernels(1234)
     trace = np.full(40, -1, dtype=np.int64)
     for seed in range(3000):
@@ -67,8 +67,7 @@ def test_playouts_replay_legally_to_the_same_score() -> None:
         start = 40 - 2 * deal.trick_number - len(deal.table)
         trace[:] = -1
         policy = (RANDOM, GUIDED)[seed % 2]
-        opponent = (-1, RANDOM, GUIDED)[seed % 3]  # -1: seat 1 plays like seat 0
-        p0 = playout(w, stock, variant.cfm, policy, 0.1, trace, opponent)
+        p0 = playout(w, stock, variant.cfm, policy, 0.1, trace)
         for card in trace[: 40 - (40 - start)]:
             try:
                 deal.play(int(card))
@@ -78,18 +77,3 @@ def test_playouts_replay_legally_to_the_same_score() -> None:
         assert p0 == deal.final_points()[0]
 
 
-def test_the_opponent_can_play_by_its_own_playout_policy() -> None:
-    """With ``policy1`` seat 1 answers at random while seat 0 stays guided; without it both are guided.
-
-    Guided answers with no noise are one card per lead, so only a random seat 1 answers one lead in two ways.
-    """
-    deal = Deal.new(Variant.TRESSETTE, 0, random.Random(21))
-    trace = np.full(40, -1, dtype=np.int64)
-    seed_kernels(8)
-    for opponent, several in ((-1, False), (GUIDED, False), (RANDOM, True)):
-        answers: dict[int, set[int]] = {}
-        for _ in range(400):
-            w, stock = _world_of(deal)
-            playout(w, stock, False, GUIDED, 0.0, trace, opponent)
-            answers.setdefault(int(trace[0]), set()).add(int(trace[1]))
-        assert any(len(a) > 1 for a in answers.values()) == several, (opponent, answers)

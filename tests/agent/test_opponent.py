@@ -1,4 +1,4 @@
-"""The opponent model: rebuilt past hands, the policy fit, the weighted pool (agent.opponent)."""
+"""The opponent model: rebuilt past hands, the policy fit, the weighted pool (agent.opponent.policy)."""
 
 from __future__ import annotations
 
@@ -7,20 +7,12 @@ import random
 import numpy as np
 import pytest
 
-from agent.determinize import make_root, sample_from_pool
-from agent.inference import choice_features, fit_logit, fit_policy, record_plays
-from agent.opponent import (
-    N_FEATURES,
-    N_WEIGHTS,
-    card_features,
-    draw_candidates,
-    load_policy,
-    log_prob,
-    particle_pool,
-    past_plays,
-)
-from agent.playout import seed_kernels
-from agent.world import W_H1, W_SIZE, legal_of
+from agent.kernels.playout import seed_kernels
+from agent.kernels.world import W_H1, W_SIZE, legal_of
+from agent.opponent.past import past_plays
+from agent.opponent.policy import N_WEIGHTS, load_policy, log_prob
+from agent.opponent.posterior import draw_candidates, particle_pool
+from agent.search.worlds import make_root, sample_from_pool
 from tests.agent.conftest import position
 from tressette import Deal, InvalidStateError, Variant, mask_of, parse_state, state_from_view, view_of
 
@@ -84,45 +76,6 @@ def test_draws_round_trip_and_bad_draws_are_refused() -> None:
     data["history"][0]["draws"] = {"me": "B 3"}
     with pytest.raises(InvalidStateError, match="draws"):
         parse_state(data)
-
-
-def _simulated_plays(theta: np.ndarray, n: int, seed: int) -> dict[str, np.ndarray]:
-    """Plays of random deals where the mover picks by the logit ``theta`` (the hands come from random play)."""
-    rng = random.Random(seed)
-    buf = np.empty(N_WEIGHTS)
-    rows = []
-    while len(rows) < n:
-        deal = Deal.new(Variant.TRESSETTE, 0, rng)
-        while deal.stock:
-            hand = mask_of(deal.hands[deal.to_move])
-            lead = deal.table[0] if deal.table else -1
-            gone = mask_of(c for t in deal.history for c in t.cards) | (1 << lead if lead >= 0 else 0)
-            legal = legal_of(hand, lead)
-            cards = [c for c in range(40) if (legal >> c) & 1]
-            scores = []
-            for c in cards:
-                card_features(hand, lead, gone, legal, c, buf)
-                scores.append(float(theta @ buf))
-            top = max(scores)
-            card = rng.choices(cards, weights=[np.exp(s - top) for s in scores])[0]
-            rows.append((hand, lead, gone, card, 0))
-            deal.play(card)
-    cols = list(zip(*rows, strict=True))
-    return {k: np.array(col, dtype=np.int64) for k, col in zip(("hand", "lead", "gone", "chosen", "cfm"), cols,
-                                                               strict=True)}
-
-
-def test_the_logit_fit_recovers_a_known_policy() -> None:
-    """Choices simulated from known weights are fit back to weights close to them."""
-    # Features no other feature is a combination of (points and rank indicators are).
-    ks = [5, 6, 8, N_FEATURES + 9, N_FEATURES + 12, N_FEATURES + 13]
-    theta = np.zeros(N_WEIGHTS)
-    theta[ks] = [1.0, -1.0, -1.5, 2.0, 1.0, 1.5]
-    plays = _simulated_plays(theta, 6000, seed=3)
-    x, starts, chosen_at = choice_features(plays, np.arange(len(plays["chosen"])))
-    fitted = fit_logit(x, starts, chosen_at, ridge=0.1)
-    for k in ks:
-        assert abs(fitted[k] - theta[k]) < 0.5, (k, fitted[k], theta[k])
 
 
 def test_log_prob_is_a_distribution_over_the_legal_cards() -> None:
@@ -202,18 +155,9 @@ def test_the_shipped_policy_puts_more_weight_on_the_real_hidden_cards() -> None:
 
 
 def _greedy(deal: Deal, rng: random.Random) -> int:
-    from agent.baselines import greedy_policy
+    from lab.baselines import greedy_policy
 
     return greedy_policy(state_from_view(view_of(deal, deal.to_move)), rng)
-
-
-def test_recorded_plays_fit_a_policy_for_each_variant() -> None:
-    """A few recorded games give a weight vector per variant."""
-    plays = record_plays("greedy", 3, seed=1)
-    assert set(plays["cfm"]) == {0, 1}
-    assert all(len(col) == len(plays["chosen"]) for col in plays.values())
-    theta = fit_policy(plays)
-    assert set(theta) == {"tressette", "kifameno"} and all(len(t) == N_WEIGHTS for t in theta.values())
 
 
 def test_a_search_on_a_weighted_pool_plays_legal_reproducible_cards() -> None:
@@ -230,15 +174,3 @@ def test_a_search_on_a_weighted_pool_plays_legal_reproducible_cards() -> None:
         assert (first.card, first.stats) == (again.card, again.stats)
 
 
-def test_arena_options_set_the_pool() -> None:
-    """``mcts:...,pN,tX`` set the pool size and the temper; ``p0`` searches uniform worlds."""
-    from agent.baselines import get_policy
-    from agent.decide import SearchConfig
-
-    assert SearchConfig().particles > 0
-    on = get_policy("mcts:i100,p512,t0.5")
-    off = get_policy("mcts:i100,p0")
-    assert (on.config.particles, on.config.temper) == (512, 0.5)  # type: ignore[attr-defined]
-    assert off.config.particles == 0  # type: ignore[attr-defined]
-    with pytest.raises(KeyError):
-        get_policy("mcts:i100,px")

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent.alphabeta import best_cards_reference, new_table, solve_root, solve_value
 from agent.decide import decide, solve
-from agent.determinize import make_root
-from agent.world import W_H0, W_H1, W_LEAD, W_LEADER
+from agent.kernels.world import W_H0, W_H1, W_LEAD, W_LEADER
+from agent.search.solver import best_cards_reference, new_table, solve_root, solve_value
+from agent.search.worlds import make_root
 from tests.agent.conftest import position
 from tressette import ME, Variant, card_name, parse_state
 

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
-from server.models import Game, Move
+from server.store.models import Game, Move
 from tests.conftest import ROOT, LiveServer
 from tests.server.client import Client, guest_token, is_table, my_turn
 
@@ -29,9 +29,10 @@ def start_agent(tmp_path: Path) -> Iterator[Callable[[LiveServer], subprocess.Po
 
     def start(server: LiveServer) -> subprocess.Popen[bytes]:
         with open(tmp_path / f"agent-{len(procs)}.log", "wb") as log:
-            proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url, "--token",
-                                     BOT_TOKEN, "--capacity", "2", "--log-level", "DEBUG"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                    env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            # The token travels in the environment, never on the command line (the process list shows that).
+            proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url,
+                                     "--capacity", "2", "--log-level", "DEBUG"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                    env={**os.environ, "PYTHONUNBUFFERED": "1", "TRESET_BOT_TOKEN": BOT_TOKEN})
         procs.append(proc)
         deadline = time.time() + 90
         count = len([p for p in procs if p.poll() is None])
@@ -119,7 +120,7 @@ def test_a_killed_agent_is_replaced(pg_url: str, start_server: Callable[..., Liv
             break
         if my_turn(notice) and notice["event"] is not None:  # the human won the trick: lead again
             human.send({"type": "play", "table_id": table_id, "card": notice["table"]["view"]["legal"][0]})
-    assert "no bot" in notice["table"]["notice"]
+    assert notice["table"]["notice"]["code"] == "no_bot" and "no bot" in notice["table"]["notice"]["message"]
     start_agent(server)
     final = _finish(human, table_id)
     assert final["table"]["result"]["reason"] == "finished"

@@ -12,7 +12,7 @@ import httpx
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
-from server.models import Game, Move, User
+from server.store.models import Game, Move, User
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import ROOT, LiveServer
 

@@ -80,11 +80,17 @@ def test_random_deals_keep_every_rule(variant: Variant) -> None:
             illegal = [c for c in hand if c not in legal]
             if illegal:
                 before = (list(deal.hands[mover]), list(deal.table), deal.trick_number)
-                with pytest.raises(IllegalMoveError, match="follow suit"):
+                with pytest.raises(IllegalMoveError, match="follow suit") as refused:
                     deal.play(rng.choice(illegal))
+                assert refused.value.reason == "must_follow"
                 assert before == (list(deal.hands[mover]), list(deal.table), deal.trick_number)
-            with pytest.raises(IllegalMoveError, match="not your turn"):
+            with pytest.raises(IllegalMoveError, match="not your turn") as refused:
                 deal.play(legal[0], seat=1 - mover)
+            assert refused.value.reason == "not_your_turn"
+            away = next(c for c in ALL_CARDS if c not in hand)
+            with pytest.raises(IllegalMoveError, match="not in your hand") as refused:
+                deal.play(away, seat=mover)
+            assert refused.value.reason == "not_in_hand"
             trick = deal.play(rng.choice(legal), seat=mover)
             move_number += 1
             if trick is not None:
@@ -108,6 +114,7 @@ def test_random_deals_keep_every_rule(variant: Variant) -> None:
         more = 0 if outcome.points[0] > outcome.points[1] else 1
         assert outcome.winner == (more if variant is Variant.TRESSETTE else 1 - more)
         winners[outcome.winner] += 1
-        with pytest.raises(IllegalMoveError, match="over"):
+        with pytest.raises(IllegalMoveError, match="over") as refused:
             deal.play(0)
+        assert refused.value.reason == "over"
     assert min(winners) > N_DEALS // 4  # random play: both seats win often

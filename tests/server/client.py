@@ -26,10 +26,12 @@ def guest_token(base_url: str) -> tuple[str, Msg]:
 class Client:
     """One player's socket, with every message received kept in order."""
 
-    def __init__(self, ws_url: str, token: str) -> None:
-        """Connect with ``token``."""
+    def __init__(self, ws_url: str, token: str, origin: str | None = None) -> None:
+        """Connect and sign in with ``token`` (the first message: tokens never go in the URL)."""
         # Entered as a context manager (websockets 17 warns otherwise); close() exits it.
-        self.ws: ClientConnection = connect(f"{ws_url}?token={token}", open_timeout=10, max_size=2**22).__enter__()
+        self.ws: ClientConnection = connect(ws_url, open_timeout=10, max_size=2**22,
+                                            origin=origin).__enter__()  # type: ignore[arg-type]
+        self.ws.send(json.dumps({"type": "auth", "token": token}))
         self.received: list[Msg] = []
         self.token = token
 
@@ -111,7 +113,7 @@ def open_pair(base_url: str, ws_url: str, variant: str = "tressette") -> tuple[C
     return a, b, table_id
 
 
-def check_no_leak(messages: list[dict], seat: int | None, deal_at: Callable[[int], Deal]) -> int:
+def check_no_leak(messages: list[Msg], seat: int | None, deal_at: Callable[[int], Deal]) -> int:
     """Every table message equals the rules package's view, and names no card the seat may not know.
 
     ``seat`` None is a spectator, who may know only the cards drawn face up.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 
 import httpx
@@ -12,7 +13,7 @@ from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from server.models import Move
+from server.store.models import Move
 from tests.conftest import LiveServer
 from tests.server.client import Client, is_table, my_turn, open_pair
 from tressette import ALL_CARDS, card_name
@@ -42,20 +43,23 @@ def test_each_bad_message_gets_a_clear_error(game: tuple) -> None:
     hand = msg["table"]["view"]["hand"]
     not_mine = next(card_name(c) for c in ALL_CARDS if card_name(c) not in hand)
     cases = [
-        (mover, "{not json", "bad_json"),
-        (mover, json.dumps({"type": "fly"}), "bad_message"),
-        (mover, json.dumps([1, 2]), "bad_message"),
-        (mover, json.dumps({"type": "play", "table_id": table_id}), "bad_message"),
-        (mover, json.dumps({"type": "play", "table_id": table_id, "card": "Z 9"}), "illegal_card"),
-        (mover, json.dumps({"type": "play", "table_id": table_id, "card": not_mine}), "illegal_card"),
-        (mover, json.dumps({"type": "play", "table_id": "nope", "card": hand[0]}), "no_table"),
-        (other, json.dumps({"type": "play", "table_id": table_id, "card": hand[0]}), "not_your_turn"),
-        (mover, json.dumps({"type": "join_table", "table_id": table_id}), "bad_message"),
+        (mover, "{not json", "bad_json", {}),
+        (mover, json.dumps({"type": "fly"}), "bad_message", {}),
+        (mover, json.dumps([1, 2]), "bad_message", {}),
+        (mover, json.dumps({"type": "play", "table_id": table_id}), "bad_message", {}),
+        (mover, json.dumps({"type": "play", "table_id": table_id, "card": "Z 9"}), "illegal_card",
+         {"card": "Z 9", "reason": "bad_card"}),
+        (mover, json.dumps({"type": "play", "table_id": table_id, "card": not_mine.lower()}), "illegal_card",
+         {"card": not_mine, "reason": "not_in_hand"}),
+        (mover, json.dumps({"type": "play", "table_id": "nope", "card": hand[0]}), "no_table", {"table_id": "nope"}),
+        (other, json.dumps({"type": "play", "table_id": table_id, "card": hand[0]}), "not_your_turn",
+         {"card": hand[0]}),
+        (mover, json.dumps({"type": "join_table", "table_id": table_id}), "bad_message", {}),
     ]
-    for client, raw, code in cases:
+    for client, raw, code, params in cases:
         client.send(raw)
         err = client.error()
-        assert err["code"] == code, (raw, err)
+        assert (err["code"], err["params"]) == (code, params), (raw, err)
         assert err["message"]
     assert _moves(server) == 0
     # The game goes on normally afterwards.
@@ -65,32 +69,49 @@ def test_each_bad_message_gets_a_clear_error(game: tuple) -> None:
 
 
 def test_follow_suit_is_enforced(game: tuple) -> None:
-    """A follower holding the led suit cannot play another suit."""
+    """A follower holding the led suit cannot play another suit: ``must_follow`` with the suit led, no move."""
     server, mover, other, table_id, msg = game
-    lead = msg["table"]["view"]["legal"][0]
-    mover.send({"type": "play", "table_id": table_id, "card": lead})
-    m = other.wait_for(lambda m: my_turn(m))
-    view = m["table"]["view"]
-    off = [c for c in view["hand"] if c not in view["legal"]]
-    if off:
-        other.send({"type": "play", "table_id": table_id, "card": off[0]})
-        err = other.error()
-        assert err["code"] == "illegal_card" and "follow suit" in err["message"]
-    assert _moves(server) == 1
+    mover.send({"type": "play", "table_id": table_id, "card": msg["table"]["view"]["legal"][0]})  # the lead
+    played, refused = 1, False
+    end = time.time() + 30
+    while not refused and time.time() < end:  # play on until a follower holds the suit led and another one
+        for client in (mover, other):
+            try:
+                m = client.recv(timeout=0.05)
+            except TimeoutError:
+                continue
+            if not my_turn(m) or m["event"] is None:
+                continue
+            view = m["table"]["view"]
+            off = [c for c in view["hand"] if c not in view["legal"]]
+            if view["table"] and off:
+                client.send({"type": "play", "table_id": table_id, "card": off[0]})
+                err = client.error()
+                assert err["code"] == "illegal_card" and "follow suit" in err["message"]
+                assert err["params"] == {"card": off[0], "reason": "must_follow", "suit": view["table"][0].split()[0]}
+                assert _moves(server) == played
+                refused = True
+                break
+            client.send({"type": "play", "table_id": table_id, "card": view["legal"][0]})
+            played += 1
+    assert refused
 
 
 def test_oversized_messages_and_second_connection(game: tuple) -> None:
-    """An oversized message is refused (closed after three); a second socket cannot take a seat."""
+    """An oversized message is refused (closed after three); a second socket does not steal a seat on connect."""
     server, mover, other, table_id, _ = game
     second = Client(server.ws_url, mover.token)
-    err = second.error()
-    assert err["code"] == "seat_taken"
+    hello = second.wait_for(lambda m: m["type"] == "welcome")
+    assert hello["seats"] == [{"table_id": table_id, "seat": hello["seats"][0]["seat"], "status": "playing",
+                               "elsewhere": True}]
     second.send({"type": "play", "table_id": table_id, "card": "B 3"})
-    assert second.error()["code"] in ("not_seated", "illegal_card")
+    err = second.error()
+    assert (err["code"], err["params"]) == ("not_seated", {"table_id": table_id})
     big = json.dumps({"type": "chat", "table_id": table_id, "text": "x" * 20_000})
     for _ in range(3):
         other.send(big)
-        assert other.error()["code"] == "too_large"
+        err = other.error()
+        assert (err["code"], err["params"]) == ("too_large", {"limit": 8192})
     with pytest.raises(ConnectionClosed) as closed:
         other.recv(timeout=5)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
@@ -98,11 +119,12 @@ def test_oversized_messages_and_second_connection(game: tuple) -> None:
 
 
 def test_unauthenticated_requests_are_refused(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
-    """No token or a wrong one: the socket is closed with 4401; HTTP answers 401."""
+    """No token or a wrong one: an ``auth_failed`` error, then the socket is closed with 4401; HTTP answers 401."""
     server = start_server(pg_url)
     for token in ("", "not-a-token"):
         try:
             c = Client(server.ws_url, token)
+            assert c.recv(timeout=5)["code"] == "auth_failed"
             with pytest.raises(ConnectionClosed) as closed:
                 c.recv(timeout=5)
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401

@@ -17,7 +17,8 @@ import httpx
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
-from server.models import Game, Move
+from server.game.levels import FALLBACK_TIME_MS
+from server.store.models import Game, Move
 from tests.conftest import ROOT, LiveServer
 from tests.server.client import Client, Msg, guest_token, is_table, my_turn
 from tressette import card_name, parse_state
@@ -69,7 +70,7 @@ def _open_bot_table(human: Client, variant: str) -> str:
 
 
 def _new_bot_token(db_url: str, name: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "server.bots", "create", name], cwd=ROOT, check=True,
+    out = subprocess.run([sys.executable, "-m", "server.tools.bots", "create", name], cwd=ROOT, check=True,
                          capture_output=True, text=True, env={**os.environ, "DATABASE_URL": db_url})
     return out.stdout.strip()
 
@@ -190,7 +191,7 @@ def test_a_bot_is_never_sent_more_turns_than_its_capacity(pg_url: str,
     assert httpx.get(f"{server.url}/healthz", timeout=5).json()["bot_capacity"] == 0
     second_table = _open_bot_table(two, "kifameno")
     busy = two.wait_for(lambda m: is_table(m) and m["table"]["notice"] is not None)
-    assert "busy" in busy["table"]["notice"] and busy["table"]["turn_deadline"] is None
+    assert busy["table"]["notice"]["code"] == "bots_busy" and busy["table"]["turn_deadline"] is None
     assert all(m["type"] != "bot_turn" for m in bot.received if m is not held)
     _answer(bot, held)
     nxt = bot.wait_for(lambda m: m["type"] == "bot_turn")
@@ -199,3 +200,24 @@ def test_a_bot_is_never_sent_more_turns_than_its_capacity(pg_url: str,
     assert resumed["table"]["turn_deadline"] is not None
     for c in (one, two, bot):
         c.close()
+
+
+def test_the_server_learns_the_levels_from_bot_hello(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """Before any bot, the fallback levels (none available); then a bot's ``level_info`` adds and times levels."""
+    server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
+    before = httpx.get(f"{server.url}/api/bot-levels", timeout=5).json()["levels"]
+    fallback = [(name, ms, False) for name, ms in FALLBACK_TIME_MS.items()]  # the shipped agent's ladder
+    assert [(lv["name"], lv["time_ms"], lv["available"]) for lv in before] == fallback
+    bot = Client(server.ws_url, BOT_TOKEN)
+    assert bot.recv()["type"] == "welcome"
+    bot.send({"type": "bot_hello", "levels": ["normal", "brutal"], "capacity": 1,
+              "level_info": [{"name": "normal", "time_ms": 250}, {"name": "brutal", "time_ms": 2000}]})
+    bot.send({"type": "ping"})
+    assert bot.wait_for(lambda m: m["type"] == "pong")
+    after = httpx.get(f"{server.url}/api/bot-levels", timeout=5).json()["levels"]
+    # The bot's word retimes "normal" and adds "brutal" (after the fallback's levels); the rest wait for a bot.
+    assert [(lv["name"], lv["time_ms"], lv["available"]) for lv in after] == [
+        (name, 250, True) if name == "normal" else (name, ms, False) for name, ms, _ in fallback] + [("brutal", 2000, True)]
+    human = Client(server.ws_url, guest_token(server.url)[0])
+    human.send({"type": "create_table", "variant": "tressette", "opponent": "bot", "bot_level": "brutal"})
+    assert human.wait_for(is_table)["table"]["bot_level"] == "brutal"

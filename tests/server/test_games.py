@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
-from server.models import Game, Move, UserTotals
+from server.store.models import Game, Move, UserTotals
 from tests.conftest import LiveServer
 from tests.server.client import Client, check_no_leak, guest_token, is_table, open_pair, play_until_over
 from tressette import ALL_CARDS, Deal, Variant, card_name

@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 from websockets.sync.client import connect
 
-from server.models import User
+from server.store.models import User
 from tests.conftest import LiveServer, free_port
 
 
@@ -46,11 +46,11 @@ def test_accounts(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
 
 
 def test_default_database_and_account_commands(tmp_path: Path) -> None:
-    """``treset serve`` with no DATABASE_URL makes ./var/treset.sqlite3; server.bots makes admins and bots."""
+    """``treset serve`` with no DATABASE_URL makes ./var/treset.sqlite3; server.tools.bots makes admins and bots."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TRESET_DATABASE_URL")}
 
     def bots(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "server.bots", *args], cwd=tmp_path, env=env,
+        return subprocess.run([sys.executable, "-m", "server.tools.bots", *args], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=60)
 
     port = free_port()
@@ -75,7 +75,8 @@ def test_default_database_and_account_commands(tmp_path: Path) -> None:
         assert bots("create", "boss").returncode == 2  # not a bot account
         bot = bots("create", "robo")
         assert bot.returncode == 0, bot.stderr
-        with connect(f"ws://127.0.0.1:{port}/ws?token={bot.stdout.strip()}") as ws:
+        with connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            ws.send(json.dumps({"type": "auth", "token": bot.stdout.strip()}))
             assert json.loads(ws.recv(timeout=10))["user"] == {"id": 2, "username": "robo", "role": "bot"}
     finally:
         proc.terminate()

@@ -7,9 +7,15 @@ from collections.abc import Callable
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
-from server.models import Game, UserTotals
+from server.game.analysis import AnalysisQueue
+from server.game.hub import LOBBY_LIMIT, Hub
+from server.game.records import MemoryStore
+from server.game.tables import Table
+from server.settings import Settings
+from server.store.models import Game, UserTotals
 from tests.conftest import LiveServer
 from tests.server.client import Client, Msg, guest_token, is_table
+from tressette import Variant
 
 
 def _lobby_with(pred: Callable[[list[Msg]], bool]) -> Callable[[Msg], bool]:
@@ -49,7 +55,12 @@ def test_lobby_invites_watching_leaving_and_chat(sqlite_url: str, start_server: 
     assert c.error()["code"] == "table_full"
     c.send({"type": "watch_table", "table_id": "nope"})
     assert c.error()["code"] == "no_table"
-    c.send({"type": "watch_table", "table_id": private["id"]})
+    for wrong in (None, "not-the-code"):  # a private table is watched only with its invite
+        c.send({"type": "watch_table", "table_id": private["id"], "invite": wrong})
+        assert c.error()["code"] == "bad_invite"
+        c.send({"type": "open_table", "table_id": private["id"], "invite": wrong})
+        assert c.error()["code"] == "bad_invite"
+    c.send({"type": "watch_table", "table_id": private["id"], "invite": code})
     watched = c.wait_for(is_table)["table"]
     assert watched["you"] is None and watched["view"]["hand"] == [] and watched["invite"] is None
 
@@ -82,3 +93,42 @@ def test_lobby_invites_watching_leaving_and_chat(sqlite_url: str, start_server: 
     engine.dispose()
     for client in (a, b, c):
         client.close()
+
+
+def test_lobby_counts_people_and_bot_levels(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """``online`` counts distinct people (not bots); ``bot_levels`` follows the connected bots; both re-sent."""
+    server = start_server(pg_url, TRESET_BOT_TOKEN="lobby-bot-token")
+    token, _ = guest_token(server.url)
+    a = Client(server.ws_url, token)
+    first = a.wait_for(lambda m: m["type"] == "lobby")
+    assert (first["online"], first["bot_levels"]) == (1, [])
+    a_again = Client(server.ws_url, token)  # the same person twice is one person
+    b = Client(server.ws_url, guest_token(server.url)[0])
+    a.wait_for(lambda m: m["type"] == "lobby" and m["online"] == 2)
+    bot = Client(server.ws_url, "lobby-bot-token")
+    bot.send({"type": "bot_hello", "levels": ["normal", "strong"], "capacity": 2})  # weakest first
+    served = a.wait_for(lambda m: m["type"] == "lobby" and m["bot_levels"] != [])
+    assert (served["online"], served["bot_levels"]) == (2, ["normal", "strong"])  # the bots' order, for the ladder
+    bot.close()
+    a.wait_for(lambda m: m["type"] == "lobby" and m["bot_levels"] == [])
+    b.close()
+    a_again.close()
+    a.wait_for(lambda m: m["type"] == "lobby" and m["online"] == 1)
+    a.close()
+
+
+def test_lobby_size_is_capped() -> None:
+    """At most 50 waiting and 50 playing public tables are listed, newest first; private and finished ones never."""
+    hub = Hub(Settings(), MemoryStore(), AnalysisQueue(sessions=lambda: None))  # type: ignore[arg-type,return-value]
+    for i in range(200):
+        status = ("waiting", "playing", "finished")[i % 3]
+        opponent = "invite" if i % 10 == 9 else "anyone"
+        hub.tables[f"t{i}"] = Table(id=f"t{i}", variant=Variant.TRESSETTE, opponent=opponent, created_at=1000.0 + i,
+                                    status=status)
+    tables = hub._lobby()["tables"]
+    waiting = [t for t in tables if t["status"] == "waiting"]
+    playing = [t for t in tables if t["status"] == "playing"]
+    assert len(waiting) == len(playing) == LOBBY_LIMIT == 50 and len(tables) == 100
+    assert all(t["opponent"] == "anyone" for t in tables)
+    assert [t["created_at"] for t in waiting] == sorted((t["created_at"] for t in waiting), reverse=True)
+    assert waiting[0]["id"] == "t198"

@@ -15,7 +15,7 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.models import Game, Move
+from server.store.models import Game, Move
 from tests.conftest import LiveServer
 from tests.server.client import check_no_leak, guest_token
 from tressette import Deal, Variant
@@ -46,8 +46,9 @@ async def _game(ws_url: str, tokens: tuple[str, str, str], variant: str, seed: i
     """Play one deal between two players, watched by a spectator; return the table id and the three logs."""
     logs: list[list[Msg]] = [[], [], []]
     rng = random.Random(seed)
-    async with connect(f"{ws_url}?token={tokens[0]}") as a, connect(f"{ws_url}?token={tokens[1]}") as b, \
-            connect(f"{ws_url}?token={tokens[2]}") as watcher:
+    async with connect(ws_url) as a, connect(ws_url) as b, connect(ws_url) as watcher:
+        for ws, token in zip((a, b, watcher), tokens, strict=True):
+            await ws.send(json.dumps({"type": "auth", "token": token}))
         await a.send(json.dumps({"type": "create_table", "variant": variant, "opponent": "invite"}))
         first: Msg = {}
         while first.get("type") != "table":
@@ -55,7 +56,7 @@ async def _game(ws_url: str, tokens: tuple[str, str, str], variant: str, seed: i
             logs[0].append(first)
         table_id, invite = first["table"]["id"], first["table"]["invite"]
         assert invite
-        await watcher.send(json.dumps({"type": "watch_table", "table_id": table_id}))
+        await watcher.send(json.dumps({"type": "watch_table", "table_id": table_id, "invite": invite}))
         events = [asyncio.Event() for _ in range(3)]
         tasks = [asyncio.create_task(_listen(ws, log, r, ev))
                  for ws, log, r, ev in zip((a, b, watcher), logs, (rng, rng, None), events, strict=True)]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
-from server.models import Game, Move
+from server.store.models import Game, Move
 from tests.conftest import LiveServer
 from tests.server.client import Client, is_table, my_turn, open_pair, play_until_over
 

@@ -15,6 +15,8 @@ import sys
 import uuid
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import httpx
@@ -22,10 +24,10 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from server import repos
-from server.db import session_factory, upgrade
-from server.models import Game, Move
-from server.seed import generate
+from server.store import repos
+from server.store.db import session_factory, upgrade
+from server.store.models import Game, Move
+from server.tools.seed import generate
 from tests.conftest import ROOT, LiveServer
 from tests.server.client import guest_token
 from tressette import card_name
@@ -89,16 +91,26 @@ def _export(server: LiveServer, token: str, fmt: str, **params: Any) -> list[dic
     assert "attachment" in r.headers["content-disposition"]
     if fmt == "ndjson":
         return [json.loads(line) for line in r.text.splitlines()]
-    rows = list(csv.DictReader(io.StringIO(r.text)))
-    lists = ("hand", "opponent_known", "table", "won_self", "won_opponent")
-    for row in rows:
-        for key in lists:
-            row[key] = row[key].split(";") if row[key] else []
-        row["game_id"], row["move_number"], row["seat"], row["score"] = (
-            int(row["game_id"]), int(row["move_number"]), int(row["seat"]), int(row["score"]))
-        row["mover_won"] = row["mover_won"] == "1"
-        row["first_card"] = row["first_card"] or None
-    return rows
+    return [typed_csv_row(row) for row in csv.DictReader(io.StringIO(r.text))]
+
+
+CSV_LISTS = ("hand", "opponent_known", "table_cards", "won_self", "won_opponent")
+CSV_INTS = ("game_id", "move_number", "trick_number", "seat", "score", "opponent_score", "stock_size", "deal_number",
+            "first_leader", "final_score", "final_opponent_score", "margin")
+CSV_FLOATS = ("rating", "opponent_rating", "loss")
+
+
+def typed_csv_row(row: dict[str, str]) -> dict[str, Any]:
+    """Return a CSV export row with the NDJSON's types (lists, ints, floats, booleans, None for empty)."""
+    typed: dict[str, Any] = {k: (v if v != "" else None) for k, v in row.items()}
+    for key in CSV_LISTS:
+        typed[key] = row[key].split(";") if row[key] else []
+    for key in CSV_INTS:
+        typed[key] = int(row[key]) if row[key] != "" else None
+    for key in CSV_FLOATS:
+        typed[key] = float(row[key]) if row[key] != "" else None
+    typed["mover_won"] = row["mover_won"] == "1"
+    return typed
 
 
 def test_admin_routes_refuse_everyone_but_admins(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
@@ -140,6 +152,7 @@ def test_exports_hold_exactly_the_filtered_moves(pg_url: str, start_server: Call
         {"player": "seed-0001", "variant": "tressette"},
         {"min_games": games_cut, "variant": "tressette"},
         {"min_win_share": repr(wins_at_cut / games_cut), "min_games": 1},
+        {"min_win_share": str(Decimal(wins_at_cut) / Decimal(games_cut)), "min_games": 1},
         {"min_rating": repr(rating_cut)},
         {"date_from": mid_from.isoformat(), "date_to": mid_to.isoformat(), "variant": "tressette"},
     ]
@@ -152,20 +165,22 @@ def test_exports_hold_exactly_the_filtered_moves(pg_url: str, start_server: Call
                     and day >= date.fromisoformat(f.get("date_from", "1970-01-01"))
                     and day <= date.fromisoformat(f.get("date_to", "2999-01-01"))
                     and m["games"] >= f.get("min_games", 0)
-                    and (m["games"] > 0 and m["wins"] >= float(f["min_win_share"]) * m["games"]
+                    # Exactly, in rationals: the decimal string as written, not its binary float.
+                    and (m["games"] > 0 and m["wins"] >= Fraction(f["min_win_share"]) * m["games"]
                          if "min_win_share" in f else True)
                     and m["rating"] >= float(f.get("min_rating", -1e9)))
         expected = sorted((m for m in raw if wanted(m)), key=lambda m: (m["game_id"], m["move_number"]))
         assert expected, f  # the seeded data gives every filter something to find
-        for fmt in ("csv", "ndjson"):
-            got = _export(server, tokens["admin"], fmt, **f)
+        exports = {fmt: _export(server, tokens["admin"], fmt, **f) for fmt in ("csv", "ndjson")}
+        assert exports["csv"] == exports["ndjson"], f  # the two formats hold the same values
+        for fmt, got in exports.items():
             assert [(r["game_id"], r["move_number"]) for r in got] == [
                 (m["game_id"], m["move_number"]) for m in expected], (f, fmt)
             for r, m in zip(got, expected, strict=True):
-                assert r["player"] == m["username"] and r["seat"] == m["seat"] and r["score"] == m["score"]
+                assert r["username"] == m["username"] and r["seat"] == m["seat"] and r["score"] == m["score"]
                 assert r["hand"] == [card_name(c) for c in m["hand"]]
                 assert r["opponent_known"] == [card_name(c) for c in m["opponent_known"]]
-                assert r["table"] == [card_name(c) for c in m["table_cards"]]
+                assert r["table_cards"] == [card_name(c) for c in m["table_cards"]]
                 assert r["won_self"] == [card_name(c) for c in m["won_self"]]
                 assert r["won_opponent"] == [card_name(c) for c in m["won_opponent"]]
                 assert r["card"] == card_name(m["card"])
@@ -239,7 +254,7 @@ def test_game_search_and_aggregates(pg_url: str, start_server: Callable[..., Liv
 
 def test_ratings_and_leaderboard_follow_the_games(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
     """Stored ratings equal Glicko-2 replayed over the games in order; the leaderboard sorts by them."""
-    from server.ratings import Rating, after_game
+    from server.store.ratings import Rating, after_game
 
     _seeded(pg_url)
     server = start_server(pg_url)
@@ -293,7 +308,7 @@ def test_read_only_role_reads_views_and_cannot_write(pg_url: str) -> None:
         with psycopg.connect(ro, autocommit=True) as conn:
             named = conn.execute("SELECT card, hand, mover_won FROM moves_named ORDER BY id LIMIT 1").fetchone()
             assert named is not None and isinstance(named[1], list) and " " in named[0]
-            assert conn.execute("SELECT count(*) FROM moves").fetchone() == conn.execute(
+            assert conn.execute("SELECT count(*) FROM finished_moves").fetchone() == conn.execute(
                 "SELECT count(*) FROM moves_named").fetchone()
             assert conn.execute("SELECT count(*) FROM games_named WHERE winner IS NOT NULL").fetchone()[0] > 0  # type: ignore[index]
             assert conn.execute("SELECT username FROM users LIMIT 1").fetchone() is not None
@@ -302,7 +317,9 @@ def test_read_only_role_reads_views_and_cannot_write(pg_url: str) -> None:
             conn.execute("SET default_transaction_read_only = off")  # a user may lift that; the grants hold
             for statement in ("INSERT INTO cards VALUES (99, 'X', 'X', 'X', 0, 0)", "DELETE FROM moves",
                               "UPDATE user_totals SET wins = 0", "SELECT password_hash FROM users",
-                              "SELECT * FROM auth_tokens", "DROP VIEW moves_named", "CREATE TABLE t (x int)"):
+                              "SELECT * FROM auth_tokens", "DROP VIEW moves_named", "CREATE TABLE t (x int)",
+                              "SELECT * FROM moves", "SELECT deck FROM games", "SELECT * FROM analyses",
+                              "SELECT * FROM move_analyses"):  # the raw tables hold live games
                 with pytest.raises(psycopg.errors.InsufficientPrivilege):
                     conn.execute(statement)
     finally:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from server.ratings import DEFAULT_RD, Rating, after_game, update
+from server.store.ratings import DEFAULT_RD, Rating, after_game, update
 
 
 def test_glickman_worked_example() -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import httpx
 
-from server.ratings import Rating, after_game
+from server.store.ratings import Rating, after_game
 from tests.conftest import ROOT, LiveServer
 from tests.server.client import Client, is_table, play_until_over
 from tressette import Deal, Variant, parse_card
@@ -79,7 +79,7 @@ def test_leaderboard_profile_and_replay(pg_url: str, start_server: Callable[...,
                      headers={"Authorization": f"Bearer {tc}"}).status_code == 403
     unfinished = max(g["id"] for g in prof["recent_games"]) + 1
     assert httpx.get(f"{server.url}/api/games/{unfinished}/replay", headers=auth).status_code == 404
-    admin = subprocess.run([sys.executable, "-m", "server.bots", "admin", "root", "--password", "admin-pw"], cwd=ROOT,
+    admin = subprocess.run([sys.executable, "-m", "server.tools.bots", "admin", "root", "--password", "admin-pw"], cwd=ROOT,
                            env={**os.environ, "DATABASE_URL": pg_url}, capture_output=True, text=True, check=True)
     as_admin = {"Authorization": f"Bearer {admin.stdout.strip()}"}
     assert httpx.get(f"{server.url}/api/games/{game_id}/replay", headers=as_admin).json()["id"] == game_id

@@ -2,37 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
-from tests.conftest import ROOT, LiveServer
-
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(os.environ.get("TRESET_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
-DESKTOP = {"width": 1200, "height": 850}
-PHONE = {"width": 390, "height": 844}
+from tests.conftest import LiveServer
+from tests.web.conftest import DESKTOP, PHONE, SHOTS
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """A headless Debian Chromium (no browser download)."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is required: apt-get install chromium")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run",
-            "--disable-component-update", "--disable-sync"])
-        yield b
-        b.close()
 
 
 def _guest(browser: Browser, url: str, viewport: dict[str, int]) -> Page:
@@ -120,6 +101,8 @@ def test_illegal_click_reload_and_language(browser: Browser, pg_url: str,
             break
         time.sleep(0.05)
     assert refused, "no position where a player had to follow suit"
+    # While a taken trick is still shown, the hand leaves out the card just drawn: read it once the trick is gone.
+    expect(a.locator("#trick.held")).to_have_count(0)
     hand_before = sorted(a.locator("#my-hand .card").evaluate_all("els => els.map(e => e.dataset.card)"))
     a.reload()
     expect(a.locator("#my-hand .card")).to_have_count(len(hand_before))

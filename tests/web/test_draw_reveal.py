@@ -19,13 +19,14 @@ import pytest
 from playwright.sync_api import Browser, FloatRect, Page, ViewportSize, expect
 
 from tests.conftest import LiveServer
-from tests.web.test_browser import DESKTOP, PHONE, SHOTS, browser  # noqa: F401 - a fixture
+from tests.web.conftest import DESKTOP, PHONE, SHOTS
 from tressette import Variant, card_name, parse_card, replay
 
 pytestmark = pytest.mark.browser
 TRICKS = 4  # tricks played (the stock holds 20 cards: each of them has draws)
 WAIT_MS = 30_000  # generous: the machine may be busy
-REVEAL_GONE_MS = 2500 + 300 + 200  # web/js/reveal.js: REVEAL_MS + FADE_MS, and a margin
+REVEAL_GONE_MS = 2500 + 300 + 200  # server/web/js/reveal.js: REVEAL_MS + FADE_MS, and a margin
+TRICK_SHOWN_MS = 1300 + 400 + 50  # server/web/js/table.js: HOLD_MS + COLLECT_MS (the trick shown, then taken), a margin
 
 
 @dataclass
@@ -69,7 +70,7 @@ def _viewer(chromium: Browser, url: str, viewport: dict[str, int],
     page.goto(f"{url}/")
     page.click("#guest")
     expect(page.locator("#create")).to_be_visible()
-    viewer.name = page.locator("#whoami").inner_text()
+    viewer.name = page.locator("#username").inner_text()
     assert viewer.name.startswith("guest-")
     return viewer
 
@@ -129,7 +130,7 @@ def _check_layout(v: Viewer) -> None:
     assert hit is False, f"{v.name}: the reveal takes clicks"
 
 
-def test_draws_are_revealed_as_cards(browser: Browser, pg_url: str,  # noqa: F811 - the fixture
+def test_draws_are_revealed_as_cards(browser: Browser, pg_url: str,
                                      start_server: Callable[..., LiveServer]) -> None:
     """After each trick both players and a spectator see exactly the two drawn cards, the winner's first."""
     server = start_server(pg_url)
@@ -154,13 +155,21 @@ def test_draws_are_revealed_as_cards(browser: Browser, pg_url: str,  # noqa: F81
     tricks: list[dict[str, Any]] = []
     for n in range(1, TRICKS + 1):
         _play([a, b])
-        for v in (a, b, c):  # the card led ends the previous reveal
+        for v in (a, b, c):  # the card led shows beside the previous trick's draws (until their time is up)
             expect(v.page.locator("#trick .card")).to_have_count(1, timeout=WAIT_MS)
-            expect(v.page.locator("#draw-reveal")).to_have_count(0)
+            expect(v.page.locator("#draw-reveal")).to_have_count(1 if n in (2, 3) else 0)
+            if n in (2, 3):
+                _check_layout(v)
+                assert not _overlap(_box(v.page, "#draw-reveal"), _box(v.page, "#trick .card")), \
+                    f"{v.name}: the reveal covers the card led"
         _play([a, b])
         events = []
-        for v in (a, b, c):
+        for v in (a, b, c):  # the trick stays on the table, both cards, until it is taken; then the draws show
+            expect(v.page.locator("#trick.held .card")).to_have_count(2, timeout=WAIT_MS)
+            expect(v.page.locator("#draw-reveal")).to_have_count(0)
+            v.page.clock.run_for(TRICK_SHOWN_MS)
             expect(v.page.locator("#draw-reveal")).to_have_attribute("data-trick", str(n), timeout=WAIT_MS)
+            expect(v.page.locator("#taken")).to_contain_text("took the trick")
             msg = v.wait_table(_trick_message(table_id, n), f"for trick {n}")
             events.append(msg["event"]["trick"])
         trick = events[0]
@@ -211,6 +220,7 @@ def test_draws_are_revealed_as_cards(browser: Browser, pg_url: str,  # noqa: F81
 
     # A player leaving ends the deal and reveals the deck: the rules package draws the same cards.
     b.page.click("#leave")
+    b.page.click("#leave-yes")  # leaving a running deal asks first: it loses the deal
     result = a.wait_table(lambda m: m["table"]["id"] == table_id and m["table"]["result"] is not None,
                           "with the result")["table"]["result"]
     assert result["reason"] == "left"

@@ -20,14 +20,14 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
-from server import repos
-from server.db import engine_for, session_factory
+from server.store import repos
+from server.store.db import engine_for, session_factory
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import ROOT, LiveServer, launch_server
 from tests.server.client import Client, is_table, play_until_over
-from tests.web.test_browser import DESKTOP, PHONE, SHOTS, browser  # noqa: F401 - a fixture
+from tests.web.conftest import DESKTOP, PHONE, SHOTS
 from tressette import Deal, Variant, card_name, parse_card
 
 pytestmark = pytest.mark.browser
@@ -132,21 +132,6 @@ def site(make_pg_db: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
         server.stop()
 
 
-@pytest.fixture
-def contexts(browser: Browser) -> Iterator[Callable[..., Page]]:  # noqa: F811
-    """Return a function opening a page in a new browser context; all are closed after the test."""
-    made: list[BrowserContext] = []
-
-    def new_page(viewport: dict[str, int] = DESKTOP) -> Page:
-        ctx = browser.new_context(viewport=viewport)
-        made.append(ctx)
-        return ctx.new_page()
-
-    yield new_page
-    for ctx in made:
-        ctx.close()
-
-
 def _login(new_page: Callable[..., Page], site: Site, name: str, password: str = PASSWORD) -> Page:
     page = new_page()
     page.goto(f"{site.url}/")
@@ -154,7 +139,7 @@ def _login(new_page: Callable[..., Page], site: Site, name: str, password: str =
     page.fill("input[name=password]", password)
     page.click("#login")
     expect(page.locator("#create")).to_be_visible()
-    expect(page.locator("#whoami")).to_have_text(name)
+    expect(page.locator("#username")).to_have_text(name)
     return page
 
 
@@ -192,7 +177,7 @@ def _rating(x: dict[str, Any]) -> str:
 
 def test_every_string_in_both_languages() -> None:
     """Each interface string has an English and a Slovenian text, and every t("key") used exists."""
-    source = (ROOT / "web" / "js" / "i18n.js").read_text()
+    source = (ROOT / "server" / "web" / "js" / "i18n.js").read_text()
     en = source[source.index("  en: {"):source.index("  sl: {")]
     sl = source[source.index("  sl: {"):source.index("\n};")]
     keys_en = set(re.findall(r"(\w+): \"", en))
@@ -200,7 +185,7 @@ def test_every_string_in_both_languages() -> None:
     assert len(keys_en) > 100
     assert keys_en == keys_sl, f"only English: {keys_en - keys_sl}, only Slovenian: {keys_sl - keys_en}"
     used = set()
-    for path in (ROOT / "web" / "js").glob("*.js"):
+    for path in (ROOT / "server" / "web" / "js").glob("*.js"):
         used |= set(re.findall(r"\bt\(\"(\w+)\"\)", path.read_text()))
     assert "leaderboard" in used and "copyRecord" in used
     assert used <= keys_en, f"no text for {used - keys_en}"
@@ -218,7 +203,7 @@ def test_leaderboard_and_profile(site: Site, contexts: Callable[..., Page]) -> N
         expect(page.locator("#lb-result")).to_have_attribute("data-shown", f"{variant}/1/rating")
         expect(page.locator("#leaderboard tbody tr")).to_have_count(len(board))
         expected = [[str(p["rank"]), p["username"], str(p["games"]), str(p["wins"]), _share(p["win_share"]),
-                     str(p["points"]), *([_rating(p)] if "rating" in p else [])] for p in board]
+                     _points(p["points"]), *([_rating(p)] if "rating" in p else [])] for p in board]
         expect(page.locator("#leaderboard tbody tr").first).to_have_attribute("data-username", board[0]["username"])
         assert _cells(page, "#leaderboard") == expected
         names = [row[1] for row in expected]
@@ -241,7 +226,7 @@ def test_leaderboard_and_profile(site: Site, contexts: Callable[..., Page]) -> N
     prof = site.get("/api/players/alba")
     expect(page.locator("#profile-totals tbody tr")).to_have_count(2)
     totals = [[{"kifameno": "Kifameno", "tressette": "Tressette"}[v], str(x["games"]), str(x["wins"]),
-               _share(x["win_share"]), str(x["points"]), *([_rating(x)] if "rating" in x else [])]
+               _share(x["win_share"]), _points(x["points"]), *([_rating(x)] if "rating" in x else [])]
               for v, x in sorted(prof["totals"].items(), key=lambda kv: kv[0] != "tressette")]
     assert _cells(page, "#profile-totals") == totals
     recent = prof["recent_games"]
@@ -251,7 +236,7 @@ def test_leaderboard_and_profile(site: Site, contexts: Callable[..., Page]) -> N
     rows = _cells(page, "#recent-games")
     for row, g in zip(rows, recent, strict=True):
         assert row[2] == g["opponent"] == "boris"
-        assert row[3] == f"{g['points']} : {g['opponent_points']}"
+        assert row[3] == _score([g["points"], g["opponent_points"]])
         assert row[4].startswith("won" if g["won"] else "lost")
     _shots(page, "profile")
 
@@ -269,6 +254,17 @@ def test_leaderboard_and_profile(site: Site, contexts: Callable[..., Page]) -> N
     assert page.locator("#app b").count() == 0
     page.goto(f"{site.url}/#/player/100%E0")  # not valid percent-encoding: kept as typed
     expect(page.locator("#profile-page .error")).to_contain_text("no player '100%E0'")
+
+
+def _points(thirds: int) -> str:
+    """Return points counted in thirds as the page writes them: 11 -> "3⅔" (players count thirds as fractions)."""
+    whole, part = divmod(thirds, 3)
+    return ("" if whole == 0 and part else str(whole)) + ["", "⅓", "⅔"][part]
+
+
+def _score(points: list[int]) -> str:
+    """Return a finished deal's score in whole points, the thirds dropped (RULES.md): [10, 25] -> "3 : 8"."""
+    return f"{points[0] // 3} : {points[1] // 3}"
 
 
 def _position(record: dict[str, Any], k: int) -> tuple[list[list[str]], list[str], list[int]]:
@@ -300,8 +296,13 @@ def test_replay_steps_through_every_move(site: Site, contexts: Callable[..., Pag
         hands, table, points = _position(record, k)
         for seat in (0, 1):
             assert sorted(_cards(page, f"#replay-hand-{seat}")) == sorted(hands[seat]), (k, seat)
-            assert f"{record['players'][seat]}: {points[seat]} points" in page.inner_text(f"#replay-score-{seat}")
-        assert _cards(page, "#replay-table") == table, k
+            assert f"{record['players'][seat]}: {_points(points[seat])} points" in page.inner_text(f"#replay-score-{seat}")
+        # Right after a trick's second card the trick stays on the table, as at the table.
+        taken = record["tricks"][k // 2 - 1] if k and k % 2 == 0 else None
+        assert _cards(page, "#replay-table") == (taken["cards"] if taken else table), k
+        if taken:
+            winner = record["players"][taken["winner"]]
+            assert page.inner_text("#replay-taken").startswith(f"{winner} took the trick (+"), k
         assert page.locator("#replay-tricks li").count() == k // 2
         if k < n:
             move = record["moves"][k]
@@ -316,7 +317,7 @@ def test_replay_steps_through_every_move(site: Site, contexts: Callable[..., Pag
                 page.click("#replay-next")
     expect(page.locator("#replay-next")).to_be_disabled()
     result = page.inner_text("#replay-result")
-    assert record["players"][record["winner"]] in result and f"{record['points'][0]} : {record['points'][1]}" in result
+    assert record["players"][record["winner"]] in result and _score(record["points"]) in result
     shown = page.locator("#replay-tricks li").evaluate_all("""items => items.map(li => ({
         cards: [...li.querySelectorAll('.trick-cards .card')].map(e => e.dataset.card),
         draws: [...li.querySelectorAll('.trick-draws .card')].map(e => e.dataset.card)}))""")
@@ -359,7 +360,8 @@ def test_replay_of_a_deal_left_early(site: Site, contexts: Callable[..., Page]) 
     assert _cards(page, "#replay-stock") == [] and page.inner_text("#replay-stock") == f"Stock: {len(deal.stock)}"
     expect(page.locator("#replay-tricks li")).to_have_count(2)
     expect(page.locator("#replay-result")).to_have_text(
-        f"Winner: eva · {record['points'][0]} : {record['points'][1]} · dana left the table")
+        f"Winner: eva · {_score(record['points'])} (exact {_points(record['points'][0])} : {_points(record['points'][1])})"
+        " · dana left the table")
 
 
 def test_replay_errors_are_shown(site: Site, contexts: Callable[..., Page]) -> None:
@@ -460,7 +462,7 @@ def test_admin_page(site: Site, contexts: Callable[..., Page],
     assert download.suggested_filename == "moves.csv"
     rows_csv = list(csv.DictReader(io.StringIO(Path(download.path()).read_text())))
     assert [r["card"] for r in rows_csv] == [m["card"] for m in record["moves"] if m["seat"] == alba]
-    assert {r["game_id"] for r in rows_csv} == {str(site.games["kifameno"])} and {r["player"] for r in rows_csv} == {"alba"}
+    assert {r["game_id"] for r in rows_csv} == {str(site.games["kifameno"])} and {r["username"] for r in rows_csv} == {"alba"}
     expect(page.locator("#export-status")).to_contain_text("Downloaded moves.csv")
     page.select_option("#export-format", "ndjson")
     page.fill("#export-player", "")
@@ -477,7 +479,7 @@ def test_admin_page(site: Site, contexts: Callable[..., Page],
     with page.expect_download() as dl:
         page.click("#export-go")
     lines = [json.loads(x) for x in Path(dl.value.path()).read_text().splitlines()]
-    assert {x["player"] for x in lines} == {site.winners["kifameno"], "eva"}
+    assert {x["username"] for x in lines} == {site.winners["kifameno"], "eva"}
     assert len(lines) == 20 + sum(1 for x in lines if x["game_id"] == site.games["left"]) and len(lines) in (22, 23)
 
     # (d) a bot series: refused while no bot is connected, started once one is

@@ -1,0 +1,183 @@
+"""Accounts over HTTP: register, sign in, guests, sign out, guest upgrade, and who am I.
+
+Sign-ins and registrations are throttled per account and per address before any password
+is hashed (answered 429 with ``Retry-After``), and hashing runs in a few slots
+(``hash_concurrency``), so a flood of attempts can neither guess passwords nor take every core.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import secrets
+from typing import Annotated, Any, Literal
+
+from anyio import from_thread
+from fastapi import APIRouter, HTTPException, Path, Request
+from pydantic import BaseModel, Field, field_validator
+from sqlalchemy.exc import IntegrityError
+
+from server.api.deps import DB, BearerToken, CurrentUser
+from server.api.routes_admin import Admin
+from server.api.security import client_address, reserved_name
+from server.game.limits import Throttle, retry_after
+from server.settings import Settings
+from server.store import repos
+from server.store.models import User
+
+USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,32}$")
+router = APIRouter(prefix="/api", tags=["accounts"])
+
+
+class Credentials(BaseModel):
+    """A username and password."""
+
+    username: str = Field(min_length=3, max_length=32)
+    password: str = Field(min_length=6, max_length=200)
+
+    @field_validator("username", "password")
+    @classmethod
+    def _no_control_characters(cls, value: str) -> str:
+        # A NUL cannot be stored in PostgreSQL text; no name or password needs a control character.
+        if any(ord(ch) < 32 for ch in value):
+            raise ValueError("control characters are not allowed")
+        return value
+
+
+class Throttles:
+    """The process's sign-in, registration and guest limits (figures from ``Settings``)."""
+
+    def __init__(self, settings: Settings) -> None:
+        """Build the buckets for ``settings``."""
+        self.account = Throttle(settings.login_per_account, settings.auth_window_s)
+        self.address = Throttle(settings.auth_per_address, settings.auth_window_s)
+        self.guests = Throttle(settings.guests_per_address, settings.guest_window_s)
+
+    @staticmethod
+    def check(throttle: Throttle, key: str) -> None:
+        """Count one attempt for ``key``, or answer 429 with ``Retry-After`` when its budget is spent."""
+        wait = throttle.hit(key)
+        if wait > 0:
+            raise HTTPException(429, f"too many attempts; try again in {retry_after(wait)} s",
+                                headers={"Retry-After": retry_after(wait)})
+
+
+def _throttles(request: Request) -> Throttles:
+    return request.app.state.throttles  # type: ignore[no-any-return]
+
+
+def user_out(user: User) -> dict[str, Any]:
+    """Return an account as clients see it."""
+    return {"id": user.id, "username": user.username, "role": user.role}
+
+
+def check_username(username: str) -> None:
+    """Answer 422 unless ``username`` is a name a person may register (form, and not a reserved name)."""
+    if not USERNAME.match(username):
+        raise HTTPException(422, "usernames are 3-32 letters, digits, '_', '.', '-'")
+    if reserved_name(username):
+        raise HTTPException(422, f"the name {username!r} is reserved")
+
+
+def _hashing(call: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run a repository call that hashes a password; answer 503 when every hashing slot stays busy."""
+    try:
+        return call(*args, **kwargs)
+    except repos.HashingBusy as exc:
+        raise HTTPException(503, str(exc), headers={"Retry-After": "2"}) from None
+
+
+@router.post("/auth/register")
+def register(body: Credentials, request: Request, session: DB) -> dict[str, Any]:
+    """Create an account and sign it in."""
+    check_username(body.username)
+    Throttles.check(_throttles(request).address, client_address(request.scope))
+    try:
+        user = _hashing(repos.create_user, session=session, username=body.username, password=body.password)
+        token = repos.issue_token(session=session, user=user)
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        raise HTTPException(409, f"the name {body.username!r} is taken") from None
+    return {"token": token, "user": user_out(user)}
+
+
+@router.post("/auth/login")
+def login(body: Credentials, request: Request, session: DB) -> dict[str, Any]:
+    """Sign in; refused (429) after too many attempts on the account or from the address."""
+    throttles = _throttles(request)
+    account = body.username.lower()
+    # Checked before any hashing; an account's budget is spent by failures only, so its owner who
+    # knows the password is not locked out by attempts that succeed.
+    wait = throttles.account.blocked(account)
+    if wait > 0:
+        raise HTTPException(429, f"too many failed sign-ins for this account; try again in {retry_after(wait)} s",
+                            headers={"Retry-After": retry_after(wait)})
+    Throttles.check(throttles.address, client_address(request.scope))
+    user = repos.get_user_by_name(session=session, username=body.username)
+    if user is None or not _hashing(repos.check_password, user=user, password=body.password):
+        throttles.account.hit(account)
+        raise HTTPException(401, "wrong username or password")
+    token = repos.issue_token(session=session, user=user)
+    session.commit()
+    return {"token": token, "user": user_out(user)}
+
+
+@router.post("/auth/guest")
+def guest(request: Request, session: DB) -> dict[str, Any]:
+    """Create a guest account (a few per address per window)."""
+    Throttles.check(_throttles(request).guests, client_address(request.scope))
+    user = repos.create_user(session=session, username=f"guest-{secrets.token_hex(4)}", password=None, role="guest")
+    token = repos.issue_token(session=session, user=user)
+    session.commit()
+    return {"token": token, "user": user_out(user)}
+
+
+@router.post("/auth/logout")
+def logout(user: CurrentUser, token: BearerToken, request: Request, session: DB) -> dict[str, Any]:
+    """Revoke the request's token and close the sockets signed in with it."""
+    repos.revoke_token(session=session, token=token)
+    session.commit()
+    # Sockets signed in with this token are closed (4401) on the event loop that owns them.
+    from_thread.run(request.app.state.hub.revoke, repos.hash_token(token))
+    return {}
+
+
+@router.post("/auth/upgrade")
+def upgrade(body: Credentials, user: CurrentUser, request: Request, session: DB) -> dict[str, Any]:
+    """Turn a guest account into a registered one (same id, games and ratings)."""
+    if user.role != "guest":
+        raise HTTPException(403, "only a guest account can be turned into a registered one")
+    check_username(body.username)
+    Throttles.check(_throttles(request).address, client_address(request.scope))
+    if repos.get_user_by_name(session=session, username=body.username) is not None:
+        raise HTTPException(409, f"the name {body.username!r} is taken")
+    try:
+        _hashing(repos.upgrade_guest, session=session, user=user, username=body.username, password=body.password)
+        token = repos.issue_token(session=session, user=user)
+        session.commit()
+    except IntegrityError:  # taken by a concurrent registration
+        session.rollback()
+        raise HTTPException(409, f"the name {body.username!r} is taken") from None
+    from_thread.run(functools.partial(request.app.state.hub.rename, user_id=user.id, username=user.username,
+                                      role=user.role))
+    return {"token": token, "user": user_out(user)}
+
+
+@router.get("/me")
+def me(user: CurrentUser) -> dict[str, Any]:
+    """Return the signed-in account."""
+    return user_out(user)
+
+
+@router.post("/admin/users/{username}/revoke-tokens", tags=["admin"])
+def revoke_tokens(username: Annotated[str, Path(max_length=32)], admin: Admin, request: Request, session: DB,
+                  kind: Literal["session", "api"] | None = None) -> dict[str, Any]:
+    """Revoke every token of an account (or only its ``session`` or ``api`` tokens) and close its sockets."""
+    user = repos.get_user_by_name(session=session, username=username)
+    if user is None:
+        raise HTTPException(404, f"no user {username!r}")
+    hashes = repos.revoke_user_tokens(session=session, user_id=user.id, kind=kind)
+    session.commit()
+    closed = from_thread.run(request.app.state.hub.revoke_all, set(hashes))
+    return {"username": user.username, "revoked": len(hashes), "sockets_closed": closed}

@@ -1,0 +1,112 @@
+"""Public statistics and replays: leaderboard, player profiles, finished games move by move.
+
+A game in progress is never exposed; a replay is for the game's players and admins.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Path, Query
+from fastapi.responses import PlainTextResponse
+from sqlalchemy import or_, select
+
+from server.api.deps import DB, CurrentUser
+from server.game.analysis import analysed_accuracy
+from server.protocol import MAX_DB_INT
+from server.store.models import Game, Move, User, UserTotals
+from server.store.rankings import RankOrder, ranking
+from tressette import Deal, Variant, VariantName, card_name, trick_to_dict
+
+router = APIRouter(prefix="/api", tags=["stats"])
+GameId = Annotated[int, Path(ge=1, le=MAX_DB_INT, description="a game's id (ids beyond the column's range: 422)")]
+
+
+@router.get("/leaderboard")
+def leaderboard(session: DB, variant: VariantName = "tressette", min_games: Annotated[int, Query(ge=0, le=MAX_DB_INT)] = 1,
+                order: RankOrder = "rating", limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
+    """Rank the players of ``variant`` with ``min_games`` or more by rating (default), win share or games."""
+    return {"variant": variant, "order": order,
+            "players": ranking(session, variant=variant, min_games=min_games, order=order, limit=limit)}
+
+
+@router.get("/players/{username}")
+def profile(username: Annotated[str, Path(max_length=64)], session: DB) -> dict[str, Any]:
+    """Return a player's per-variant totals and recent finished games."""
+    user = session.scalar(select(User).where(User.username == username))
+    if user is None:
+        raise HTTPException(404, f"no player {username!r}")
+    totals = {t.variant: {"games": t.games, "wins": t.wins, "points": t.points,
+                          "win_share": round(t.wins / t.games, 4) if t.games else 0.0,
+                          "rating": round(t.rating, 1), "rd": round(t.rating_rd, 1)}
+              for t in session.scalars(select(UserTotals).where(UserTotals.user_id == user.id))}
+    for variant, (accuracy, analysed) in analysed_accuracy(session=session, user_id=user.id).items():
+        if variant in totals:  # the average accuracy of its analysed games (docs/admin.md)
+            totals[variant].update(accuracy=accuracy, analysed=analysed)
+    games = session.scalars(select(Game).where(or_(Game.player0_id == user.id, Game.player1_id == user.id),
+                                               Game.status == "finished").order_by(Game.id.desc()).limit(20))
+    recent = []
+    for g in games:
+        seat = 0 if g.player0_id == user.id else 1
+        opponent = session.get(User, g.player1_id if seat == 0 else g.player0_id)
+        recent.append({"id": g.id, "variant": g.variant, "opponent": opponent.username if opponent else None,
+                       "points": [g.points0, g.points1][seat], "opponent_points": [g.points0, g.points1][1 - seat],
+                       "won": g.winner_seat == seat, "reason": g.end_reason,
+                       "ended_at": g.ended_at.isoformat() if g.ended_at else None})
+    return {"username": user.username, "role": user.role, "totals": totals, "recent_games": recent}
+
+
+def _game_for(game_id: int, session: DB, user: User) -> Game:
+    game = session.get(Game, game_id)
+    if game is None or game.status != "finished":
+        raise HTTPException(404, "no finished game with that id")  # games in progress are never exposed
+    if user.role != "admin" and user.id not in (game.player0_id, game.player1_id):
+        raise HTTPException(403, "only the game's players and admins may replay it")
+    return game
+
+
+def replay_record(game: Game, moves: list[Move], names: tuple[str, str]) -> dict[str, Any]:
+    """Return a finished game's full record: deal, every card with the mover's hand, tricks and draws."""
+    deal = Deal.from_deck(game.deck, Variant(game.variant), game.first_leader)
+    records = []
+    for m in moves:
+        records.append({"move": m.move_number, "trick": m.trick_number, "seat": m.seat, "card": card_name(m.card),
+                        "hand": [card_name(c) for c in sorted(deal.hands[m.seat])],
+                        "opponent_hand": [card_name(c) for c in sorted(deal.hands[1 - m.seat])],
+                        "table": [card_name(c) for c in deal.table], "points": list(deal.points)})
+        deal.play(m.card, m.seat)
+    return {
+        "id": game.id, "variant": game.variant, "players": list(names), "first_leader": game.first_leader,
+        "deck": [card_name(c) for c in game.deck],
+        "hands": [[card_name(c) for c in game.deck[:10]], [card_name(c) for c in game.deck[10:20]]],
+        "moves": records, "tricks": [trick_to_dict(t) for t in deal.history],
+        "points": [game.points0, game.points1], "winner": game.winner_seat, "reason": game.end_reason,
+    }
+
+
+def _load(game_id: int, session: DB, user: User) -> dict[str, Any]:
+    game = _game_for(game_id, session, user)
+    moves = list(session.scalars(select(Move).where(Move.game_id == game.id).order_by(Move.move_number)))
+    names = tuple((session.get(User, uid).username if session.get(User, uid) else "?")  # type: ignore[union-attr]
+                  for uid in (game.player0_id, game.player1_id))
+    return replay_record(game, moves, (names[0], names[1]))
+
+
+@router.get("/games/{game_id}/replay")
+def replay(game_id: GameId, session: DB, user: CurrentUser) -> dict[str, Any]:
+    """Return a finished game move by move (JSON)."""
+    return _load(game_id, session, user)
+
+
+@router.get("/games/{game_id}/record.txt", response_class=PlainTextResponse)
+def record_text(game_id: GameId, session: DB, user: CurrentUser) -> str:
+    """Return a compact text record of a finished game, to paste into a bug report."""
+    r = _load(game_id, session, user)
+    lines = [f"treset game {r['id']} · {r['variant']} · {r['players'][0]} vs {r['players'][1]} · "
+             f"first lead seat {r['first_leader']}", "deck: " + ", ".join(r["deck"])]
+    for i, t in enumerate(r["tricks"], 1):
+        draws = "; ".join(f"{s} drew {c}" for s, c in t["draws"])
+        lines.append(f"{i:2}. seat {t['leader']} led {t['cards'][0]}, {t['cards'][1]} -> seat {t['winner']}"
+                     + (f" ({draws})" if draws else ""))
+    lines.append(f"result: {r['points'][0]}-{r['points'][1]}, winner seat {r['winner']} ({r['reason']})")
+    return "\n".join(lines) + "\n"

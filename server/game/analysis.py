@@ -1,0 +1,363 @@
+"""Post-game analyses: the queue of finished games handed to bots with free analysis slots.
+
+A game's analysis is one ``analyses`` row (``queued`` → ``running`` → ``done``/``failed``); a
+re-run replaces it. Bots announce how many analyses a connection runs at once (``bot_hello``'s
+``analysis``); each gets at most that many ``analyse`` jobs, apart from its play capacity. A
+connection that drops gives its jobs back to the front of the queue, a job a bot holds longer
+than the timeout goes back too, and after a restart the queued and running rows are queued again.
+Without an analysis-capable bot, jobs wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from sqlalchemy import case, delete, func, or_, select
+from sqlalchemy.orm import Session
+
+from server.protocol import Analyse, AnalysisReport, out
+from server.store.models import Analysis, Game, Move, MoveAnalysis
+from tressette import CardError, card_name, parse_card
+
+log = logging.getLogger("treset.analysis")
+
+LABELS = ("best", "good", "inaccuracy", "mistake", "blunder")
+KINDS = (None, "threw_win", "missed_win")
+MAX_ATTEMPTS = 3
+"""A job whose bot vanished (or timed out) this many times fails: it may be what kills the bots."""
+
+
+class Worker(Protocol):
+    """What the queue needs of a bot connection (``server.game.hub.Connection``)."""
+
+    analysis: int
+    closed: bool
+
+    async def send(self, msg: dict[str, Any]) -> None:
+        """Send a message to the bot."""
+
+
+@dataclass(eq=False)
+class Job:
+    """An analysis handed to one bot connection."""
+
+    id: str
+    game_id: int
+    worker: Worker
+    started: float
+
+
+def version_key(version: str | None) -> tuple[tuple[int, str], ...]:
+    """Return a sort key for an agent version: its numbers compare as numbers.
+
+    >>> version_key("1.10") > version_key("1.9")
+    True
+    """
+    return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.findall(r"\d+|[A-Za-z]+", version or ""))
+
+
+def game_record(game: Game, moves: list[Move]) -> dict[str, Any]:
+    """Return what a bot needs to analyse ``game``: the deck in dealing order and every card played."""
+    return {"id": game.id, "variant": game.variant, "deck": [card_name(c) for c in game.deck],
+            "first_leader": game.first_leader,
+            "moves": [{"move": m.move_number, "trick": m.trick_number, "seat": m.seat, "card": card_name(m.card)}
+                      for m in moves]}
+
+
+def _number(item: dict[str, Any], key: str, *, optional: bool = False) -> float | None:
+    value = item.get(key)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"move {item.get('move')}: {key} is not a number")
+    return float(value)
+
+
+def move_rows(game_id: int, result: dict[str, Any], moves: list[Move]) -> list[MoveAnalysis]:
+    """Return the per-move rows of an analysis of the game whose moves are ``moves``.
+
+    Raises:
+        ValueError: the analysis does not describe these moves (count, order, cards) or a field is malformed.
+    """
+    items = result.get("moves")
+    if not isinstance(items, list) or len(items) != len(moves):
+        raise ValueError(f"the analysis has {len(items) if isinstance(items, list) else 'no'} moves, "
+                         f"the game {len(moves)}")
+    rows = []
+    for m, item in zip(moves, items, strict=True):
+        if not isinstance(item, dict) or item.get("move") != m.move_number or item.get("card") != card_name(m.card):
+            raise ValueError(f"move {m.move_number} of the analysis is not the card played")
+        if item.get("label") not in LABELS or item.get("kind") not in KINDS:
+            raise ValueError(f"move {m.move_number}: unknown label or kind")
+        try:
+            best = parse_card(str(item.get("best")))
+        except CardError as exc:
+            raise ValueError(f"move {m.move_number}: best card: {exc}") from None
+        loss = _number(item, "loss")
+        assert loss is not None
+        rows.append(MoveAnalysis(
+            game_id=game_id, move_number=m.move_number, seat=m.seat, known=bool(item.get("known")), best_card=best,
+            value=_number(item, "value"), best_value=_number(item, "best_value"), loss=round(max(0.0, loss), 4),
+            win=_number(item, "win", optional=True), best_win=_number(item, "best_win", optional=True),
+            label=item["label"], kind=item.get("kind")))
+    return rows
+
+
+def _accuracies(result: dict[str, Any]) -> tuple[float | None, float | None]:
+    acc: list[float | None] = [None, None]
+    for p in result.get("players") or []:
+        if isinstance(p, dict) and p.get("seat") in (0, 1) and isinstance(p.get("accuracy"), int | float):
+            acc[p["seat"]] = float(p["accuracy"])
+    return acc[0], acc[1]
+
+
+class AnalysisQueue:
+    """The analyses waiting for and running on bots, for one server process (the hub owns it)."""
+
+    def __init__(self, sessions: Callable[[], Session], *, timeout_s: float = 600.0) -> None:
+        """Create an empty queue persisting through ``sessions``; a job held ``timeout_s`` goes back."""
+        self.sessions = sessions
+        self.timeout_s = timeout_s
+        self.waiting: list[int] = []
+        self.jobs: dict[str, Job] = {}
+        self.workers: list[Worker] = []
+        self.latest_version: str | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # ----- the bots ----------------------------------------------------------------------
+
+    def live_workers(self) -> list[Worker]:
+        """Return the connected bots that run analyses."""
+        return [w for w in self.workers if not w.closed and w.analysis > 0]
+
+    def load(self, worker: Worker) -> int:
+        """Return how many analyses ``worker`` is running."""
+        return sum(1 for j in self.jobs.values() if j.worker is worker)
+
+    async def hello(self, worker: Worker) -> None:
+        """Take note of a bot's ``bot_hello`` (its ``analysis`` slots) and give it waiting jobs."""
+        if worker.analysis > 0 and worker not in self.workers:
+            self.workers.append(worker)
+        await self.dispatch()
+
+    async def connection_lost(self, worker: Worker) -> None:
+        """Give a vanished bot's jobs back to the front of the queue (another bot takes them)."""
+        if worker in self.workers:
+            self.workers.remove(worker)
+        lost = [j for j in self.jobs.values() if j.worker is worker]
+        if not lost:
+            return
+        for j in lost:
+            del self.jobs[j.id]
+        self._requeue([j.game_id for j in lost], "the bot analysing it disconnected")
+        await self.dispatch()
+
+    def _requeue(self, game_ids: list[int], why: str) -> None:
+        with self.sessions() as session:
+            back = []
+            for game_id in game_ids:
+                row = session.get(Analysis, game_id)
+                if row is None or row.status != "running":
+                    continue
+                if row.attempts >= MAX_ATTEMPTS:
+                    row.status, row.error, row.finished_at = "failed", f"{why} {row.attempts} times", _now()
+                else:
+                    row.status = "queued"
+                    back.append(game_id)
+            session.commit()
+        log.info("analyses back in the queue (%s): %s", why, back)
+        self.waiting[:0] = [g for g in back if g not in self.waiting]
+
+    # ----- requests ----------------------------------------------------------------------
+
+    def request(self, game_id: int, *, force: bool = False) -> bool:
+        """Queue ``game_id``'s analysis unless it is queued, running, or done by the latest version known.
+
+        ``force`` re-runs a done analysis anyway. Returns True if the game was (re)queued. The caller
+        has checked that the game exists and is finished.
+        """
+        if not self._mark_queued(game_id, force=force):
+            return False
+        if game_id not in self.waiting:
+            self.waiting.append(game_id)
+        self.kick()
+        return True
+
+    def _mark_queued(self, game_id: int, *, force: bool) -> bool:
+        """Store ``game_id``'s analysis as queued (see :meth:`request`); return False if it needs none."""
+        with self.sessions() as session:
+            row = session.get(Analysis, game_id)
+            if row is not None and row.status in ("queued", "running"):
+                return False
+            if row is not None and row.status == "done" and not force and not self.outdated(row.version):
+                return False
+            if row is None:
+                row = Analysis(game_id=game_id)
+                session.add(row)
+            # A re-run keeps the older result (and its per-move rows) until the new one replaces it.
+            row.status, row.error, row.attempts, row.requested_at = "queued", None, 0, _now()
+            row.started_at = row.finished_at = None
+            session.commit()
+        return True
+
+    @staticmethod
+    def wanted(*, bots_only: bool, moves: int) -> bool:
+        """Return True if a deal that just ended is analysed by itself.
+
+        Deals between two bots (series of hundreds) and deals without a card played are not;
+        anyone allowed may still ask for them.
+        """
+        return not bots_only and moves > 0
+
+    def deal_ended(self, game_id: int) -> None:
+        """Take up a deal whose end was stored with its analysis queued (the store writes both together)."""
+        if game_id not in self.waiting:
+            self.waiting.append(game_id)
+        self.kick()
+
+    def outdated(self, version: str | None) -> bool:
+        """Return True if ``version`` is older than the newest analysis version seen."""
+        return self.latest_version is not None and version_key(version) < version_key(self.latest_version)
+
+    def kick(self) -> None:
+        """Schedule a dispatch (from code that cannot await)."""
+        try:
+            task = asyncio.get_running_loop().create_task(self.dispatch())
+        except RuntimeError:  # no loop (a script): the next dispatch picks the job up
+            return
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ----- handing jobs out and taking answers -------------------------------------------
+
+    async def dispatch(self) -> None:
+        """Hand waiting jobs to bots with free analysis slots, least loaded first, oldest job first."""
+        while self.waiting:
+            free = [w for w in self.live_workers() if self.load(w) < w.analysis]
+            if not free:
+                return
+            worker = min(free, key=self.load)
+            game_id = self.waiting.pop(0)
+            record = self._start(game_id)
+            if record is None:
+                continue
+            job = Job(secrets.token_hex(8), game_id, worker, time.monotonic())
+            self.jobs[job.id] = job  # before the send: a disconnect meanwhile gives it back
+            await worker.send(out(Analyse(job=job.id, game_id=game_id, record=record)))
+
+    def _start(self, game_id: int) -> dict[str, Any] | None:
+        """Mark a queued job running and return its game record (None if it is no longer queued)."""
+        with self.sessions() as session:
+            row = session.get(Analysis, game_id)
+            game = session.get(Game, game_id)
+            if row is None or row.status != "queued" or game is None:
+                return None
+            moves = list(session.scalars(select(Move).where(Move.game_id == game_id).order_by(Move.move_number)))
+            row.status, row.started_at, row.attempts = "running", _now(), row.attempts + 1
+            session.commit()
+            return game_record(game, moves)
+
+    async def report(self, worker: Worker, msg: AnalysisReport) -> None:
+        """Store a bot's answer; one for a job it does not hold (stale, reassigned, unknown) is ignored."""
+        job = self.jobs.get(msg.job)
+        if job is None or job.worker is not worker or job.game_id != msg.game_id:
+            log.info("ignored a stale analysis answer (job %s, game %s)", msg.job, msg.game_id)
+            return
+        del self.jobs[job.id]
+        with self.sessions() as session:
+            row = session.get(Analysis, job.game_id)
+            if row is None:
+                return
+            error = msg.error
+            rows: list[MoveAnalysis] = []
+            if error is None and msg.analysis is not None:
+                moves = list(session.scalars(select(Move).where(Move.game_id == job.game_id)
+                                             .order_by(Move.move_number)))
+                try:
+                    rows = move_rows(job.game_id, msg.analysis, moves)
+                except ValueError as exc:
+                    error = f"malformed analysis: {exc}"
+            if error is not None:
+                row.status, row.error, row.finished_at = "failed", error[:500], _now()
+                log.warning("analysis of game %s failed: %s", job.game_id, error)
+            else:
+                assert msg.analysis is not None
+                version = msg.version or str(msg.analysis.get("version") or "")
+                session.execute(delete(MoveAnalysis).where(MoveAnalysis.game_id == job.game_id))
+                session.add_all(rows)
+                row.status, row.version, row.result, row.error = "done", version[:64], msg.analysis, None
+                row.accuracy0, row.accuracy1 = _accuracies(msg.analysis)
+                row.finished_at = _now()
+                if self.latest_version is None or version_key(version) > version_key(self.latest_version):
+                    self.latest_version = version
+            session.commit()
+        await self.dispatch()
+
+    async def tick(self) -> None:
+        """Give back jobs held longer than the timeout (a stuck bot keeps its connection but not the job)."""
+        now = time.monotonic()
+        late = [j for j in self.jobs.values() if now - j.started > self.timeout_s]
+        if not late:
+            return
+        for j in late:
+            del self.jobs[j.id]
+        self._requeue([j.game_id for j in late], "the bot took too long")
+        await self.dispatch()
+
+    # ----- restart and status ------------------------------------------------------------
+
+    def restore(self) -> int:
+        """Queue again the analyses left queued or running by the last process; return how many."""
+        with self.sessions() as session:
+            rows = list(session.scalars(select(Analysis).where(Analysis.status.in_(("queued", "running")))
+                                        .order_by(Analysis.requested_at, Analysis.game_id)))
+            for row in rows:
+                row.status = "queued"
+            versions = session.scalars(select(Analysis.version).where(Analysis.status == "done").distinct())
+            self.latest_version = max((v for v in versions if v), key=version_key, default=None)
+            session.commit()
+        self.waiting = [r.game_id for r in rows]
+        return len(rows)
+
+    def status(self, session: Session, game_id: int) -> tuple[int, dict[str, Any]]:
+        """Return the HTTP status and body for ``GET /api/games/{id}/analysis`` (the game exists, finished)."""
+        row = session.get(Analysis, game_id)
+        bots = len(self.live_workers())
+        if row is None:
+            return 200, {"status": "none", "bots": bots}
+        if row.status == "queued":
+            position = self.waiting.index(game_id) + 1 if game_id in self.waiting else len(self.waiting) + 1
+            return 202, {"status": "queued", "position": position, "bots": bots}
+        if row.status == "running":
+            return 202, {"status": "running", "position": 0, "bots": bots}
+        if row.status == "failed":
+            return 200, {"status": "failed", "error": row.error, "bots": bots}
+        return 200, {**(row.result or {}), "status": "done", "version": row.version, "game_id": game_id,
+                     "outdated": self.outdated(row.version)}
+
+    def health(self) -> dict[str, Any]:
+        """Return the queue's figures for ``/healthz``."""
+        return {"analysis_bots": len(self.live_workers()), "analysis_waiting": len(self.waiting),
+                "analysis_running": len(self.jobs)}
+
+
+def analysed_accuracy(*, session: Session, user_id: int) -> dict[str, tuple[float, int]]:
+    """Return a player's average accuracy (percent) over its analysed games, and their count, per variant."""
+    mine = case((Game.player0_id == user_id, Analysis.accuracy0), else_=Analysis.accuracy1)
+    rows = session.execute(
+        select(Game.variant, func.avg(mine), func.count(mine)).join(Analysis, Analysis.game_id == Game.id)
+        .where(or_(Game.player0_id == user_id, Game.player1_id == user_id), Analysis.status == "done")
+        .group_by(Game.variant)).all()
+    return {variant: (round(float(avg), 1), n) for variant, avg, n in rows if n}
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

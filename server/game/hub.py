@@ -1,0 +1,902 @@
+"""The game service: connections, tables, moves (persisted, then broadcast), clocks and bots.
+
+Every handler validates with the rules package first and changes nothing on
+bad input; every move is durable in the store (:mod:`server.game.records`) before anyone
+hears of it, and the deal in memory only advances once it is. The service does no I/O of
+its own: it awaits the store and sends through each connection's transport.
+
+One table's commands run one at a time (``Table.lock``): while a table's move is being
+committed, the next command for that table waits, so it is checked against the committed
+deal; other tables go on meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from server.game.analysis import AnalysisQueue
+from server.game.levels import offered_levels
+from server.game.limits import TokenBucket
+from server.game.records import GameEnd, GameStore, NewGame
+from server.game.tables import Seat, Table
+from server.protocol import (
+    CLIENT_MESSAGE,
+    CLIENT_TYPES,
+    AnalysisReport,
+    BotHello,
+    BotTurn,
+    Chat,
+    ChatLine,
+    CreateTable,
+    JoinTable,
+    LeaveTable,
+    Left,
+    Lobby,
+    OpenTable,
+    Ping,
+    Play,
+    Pong,
+    Rematch,
+    SeatMoved,
+    SeatOut,
+    TableMessage,
+    UserOut,
+    WatchTable,
+    Welcome,
+    error,
+    out,
+)
+from server.settings import Settings
+from server.store.movelog import move_fields
+from tressette import (
+    SUITS,
+    CardError,
+    Deal,
+    IllegalMoveError,
+    Variant,
+    card_name,
+    parse_card,
+    state_from_view,
+    suit_of,
+    trick_to_dict,
+    view_of,
+)
+
+log = logging.getLogger("treset.hub")
+
+SendFn = Callable[[str], Any]
+CloseFn = Callable[[int, str], Awaitable[None]]
+MAX_OVERSIZE = 3
+LOBBY_LIMIT = 50
+LOBBY_EVERY_S = 1.0
+"""The lobby goes out at most this often: with thousands online, every change at once would be a flood."""
+"""The lobby lists at most this many waiting tables and as many playing ones (newest first)."""
+
+
+@dataclass(eq=False)
+class Connection:
+    """One WebSocket client: a person (or guest, admin) or a bot."""
+
+    send_text: SendFn
+    user_id: int
+    username: str
+    role: str
+    seats: set[tuple[str, int]] = field(default_factory=set)
+    watching: set[str] = field(default_factory=set)
+    levels: list[str] = field(default_factory=list)
+    capacity: int = 0
+    analysis: int = 0
+    """How many post-game analyses this bot runs at once (``bot_hello``), apart from ``capacity``."""
+    oversize: int = 0
+    last_chat: float = 0.0
+    closed: bool = False
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    token_hash: str = ""
+    """The stored hash of the token the socket signed in with (a logout closes the socket)."""
+    close_socket: CloseFn | None = None
+    """Close the socket with a code and reason (None in tests that have no socket)."""
+    rate: TokenBucket | None = None
+    """A person's message budget (``ws_rate_per_s``, ``ws_rate_burst``); bots have none."""
+    limited: int = 0
+    """Messages refused in a row for going too fast; at ``ws_abuse_close`` the socket is closed."""
+    lobby_seen: str = ""
+    """The last lobby sent to this socket (encoded): an unchanged lobby is not sent again."""
+
+    @property
+    def is_bot(self) -> bool:
+        """Return True for a bot account that said ``bot_hello``."""
+        return self.role == "bot" and self.capacity > 0
+
+    async def send(self, msg: dict[str, Any]) -> None:
+        """Send ``msg``; a dead socket is ignored (its disconnect is handled elsewhere)."""
+        if not self.closed:
+            await self.send_encoded(json.dumps(msg))
+
+    async def send_encoded(self, text: str) -> None:
+        """Send a message already encoded as JSON (one encoding for many sockets)."""
+        if self.closed:
+            return
+        async with self.lock:
+            try:
+                await self.send_text(text)
+            except Exception:  # noqa: BLE001 - any transport failure means the client is gone
+                self.closed = True
+
+
+class Hub:
+    """All live tables and connections of one server process."""
+
+    def __init__(self, settings: Settings, store: GameStore, analysis: AnalysisQueue) -> None:
+        """Create an empty hub persisting through ``store``, queueing finished deals' analyses on ``analysis``."""
+        self.settings = settings
+        self.store = store
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.tables: dict[str, Table] = {}
+        self.conns: set[Connection] = set()
+        self.seat_conn: dict[tuple[str, int], Connection] = {}
+        self.watchers: dict[str, set[Connection]] = {}
+        self.bots: list[Connection] = []
+        self.announced_levels: dict[str, int | None] = {}
+        """The levels bots have announced in ``bot_hello`` (kept after they leave), with per-move times."""
+        self.level_ratings: dict[str, int] = {}
+        self.bot_turns: dict[str, tuple[int, Connection | None]] = {}
+        self.analysis = analysis
+        self.lobby_dirty = False
+        self.lobby_sent_at = 0.0
+
+    # ----- connections -------------------------------------------------------------------
+
+    async def connect(self, conn: Connection) -> None:
+        """Register ``conn``, greet it, and give it back every seat of its user that no live connection holds.
+
+        A seat another live connection holds stays there: ``welcome.seats`` lists it with
+        ``elsewhere: true`` and ``open_table`` takes it over.
+        """
+        self.conns.add(conn)
+        mine: list[tuple[Table, int, bool]] = []
+        for table in list(self.tables.values()):
+            seat = table.seat_of(conn.user_id)
+            s = table.seats[seat] if seat is not None else None
+            if seat is None or s is None or s.is_bot or table.status == "closed":
+                continue
+            holder = self.seat_conn.get((table.id, seat))
+            mine.append((table, seat, holder is not None and not holder.closed))
+        seats = [SeatOut.model_validate({"table_id": t.id, "seat": seat, "status": t.status, "elsewhere": held})
+                 for t, seat, held in mine]
+        await conn.send(out(Welcome(user=UserOut(id=conn.user_id, username=conn.username,
+                                                 role=conn.role), seats=seats)))  # type: ignore[arg-type]
+        conn.lobby_seen = json.dumps(self._lobby())
+        await conn.send_encoded(conn.lobby_seen)
+        for table, seat, held in mine:
+            if not held:
+                self._attach(conn, table, seat)
+                await self._broadcast(table, {"kind": "reconnect", "seat": seat})
+        await self._lobby_changed()  # one more person online
+
+    def _attach(self, conn: Connection, table: Table, seat: int) -> None:
+        self.seat_conn[(table.id, seat)] = conn
+        conn.seats.add((table.id, seat))
+        s = table.seats[seat]
+        assert s is not None
+        s.connected = True
+        s.disconnected_at = None
+
+    async def disconnect(self, conn: Connection) -> None:
+        """Forget ``conn``: its seats start their reconnect grace, its bot turns move on."""
+        conn.closed = True
+        self.conns.discard(conn)
+        for table_id, seat in list(conn.seats):
+            if self.seat_conn.get((table_id, seat)) is conn:
+                del self.seat_conn[(table_id, seat)]
+                table = self.tables.get(table_id)
+                s = table.seats[seat] if table else None
+                if table and s:
+                    async with table.lock:
+                        s.connected = False
+                        s.disconnected_at = time.time()
+                        await self._broadcast(table, {"kind": "disconnect", "seat": seat})
+        for table_id in conn.watching:
+            self.watchers.get(table_id, set()).discard(conn)
+            if table_id in self.tables:
+                self.tables[table_id].spectators = len(self.watchers.get(table_id, ()))
+        await self.analysis.connection_lost(conn)  # its analyses go to another bot
+        if conn in self.bots:
+            self.bots.remove(conn)
+            for table_id, (turn, bot) in list(self.bot_turns.items()):
+                if bot is conn and table_id in self.tables:
+                    table = self.tables[table_id]
+                    async with table.lock:
+                        if self.bot_turns.get(table_id) == (turn, conn):
+                            self.bot_turns[table_id] = (turn, None)
+                            await self._dispatch_bot(table)
+        await self._lobby_changed()  # the people online and the bot levels served may have changed
+
+    async def handle(self, conn: Connection, raw: str) -> None:
+        """Handle one raw message from ``conn``; bad input gets an ``error`` and changes nothing.
+
+        Whatever arrives (any JSON, not JSON, nested thousands deep, a list as ``type``) is
+        answered with a documented error or handled; none reaches the log as a traceback.
+        """
+        if conn.role != "bot":  # bots are trusted accounts whose pace the server sets (bot_turn)
+            if conn.rate is None:
+                conn.rate = TokenBucket(self.settings.ws_rate_per_s, self.settings.ws_rate_burst)
+            if not conn.rate.take():
+                conn.limited += 1
+                await conn.send(error("rate_limited", "you are sending messages too fast", None,
+                                      {"retry_after_ms": int(conn.rate.wait() * 1000) + 1}))
+                return
+            conn.limited = 0
+        # Bots send analyses (tens of KB); people's messages stay small.
+        limit = self.settings.max_bot_message_bytes if conn.role == "bot" else self.settings.max_message_bytes
+        if len(raw.encode()) > limit:
+            conn.oversize += 1
+            await conn.send(error("too_large", f"messages are limited to {limit} bytes", None, {"limit": limit}))
+            return
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
+            await conn.send(error("bad_json", "the message is not valid JSON (or nested too deeply)"))
+            return
+        kind = data.get("type") if isinstance(data, dict) else None
+        if not isinstance(kind, str) or kind not in CLIENT_TYPES:
+            shown = repr(kind)[:40] if isinstance(kind, str) else type(kind).__name__
+            await conn.send(error("bad_message", f"unknown message type {shown}", None))
+            return
+        try:
+            msg = CLIENT_MESSAGE.validate_python(data)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False, include_input=False)[0]
+            where = ".".join(str(p) for p in first["loc"][1:])[:80] or "message"
+            await conn.send(error("bad_message", f"{kind}: {where}: {first['msg'][:200]}", kind))
+            return
+        except RecursionError:  # a field of free JSON (an analysis) nested too deeply to check
+            await conn.send(error("bad_message", f"{kind}: nested too deeply", kind))
+            return
+        handler = {
+            CreateTable: self._create, JoinTable: self._join, WatchTable: self._open, OpenTable: self._open,
+            LeaveTable: self._leave,
+            Play: self._play, Rematch: self._rematch, Chat: self._chat, Ping: self._ping, BotHello: self._bot_hello,
+            AnalysisReport: self._analysis_report,
+        }[type(msg)]
+        table = self.tables.get(msg.table_id) if isinstance(msg, TABLE_COMMANDS) else None
+        try:
+            if table is None:
+                await handler(conn, msg)  # type: ignore[operator]
+            else:
+                async with table.lock:  # the handler looks the table up again: it may have closed meanwhile
+                    await handler(conn, msg)  # type: ignore[operator]
+        except Exception:
+            # E.g. the database refused a commit: the move was not applied, so the game is unchanged.
+            log.exception("handling %s failed", kind)
+            await conn.send(error("internal", "the server could not handle this message; try again", kind))
+
+    # ----- lobby and seats ---------------------------------------------------------------
+
+    def _lobby(self) -> dict[str, Any]:
+        newest = sorted((t for t in self.tables.values() if t.opponent != "invite"), key=lambda t: -t.created_at)
+        tables = ([t.summary() for t in newest if t.status == "waiting"][:LOBBY_LIMIT]
+                  + [t.summary() for t in newest if t.status == "playing"][:LOBBY_LIMIT])
+        online = len({c.user_id for c in self.conns if c.role != "bot" and not c.closed})
+        return out(Lobby(tables=tables, online=online, bot_levels=self.health()["bot_levels"],
+                         bot_ratings=self.level_ratings))
+
+    async def _lobby_changed(self) -> None:
+        # Coalesced: the clock sends at most one lobby update every LOBBY_EVERY_S.
+        self.lobby_dirty = True
+
+    async def _send_lobby(self) -> None:
+        self.lobby_dirty = False
+        self.lobby_sent_at = time.monotonic()
+        text = json.dumps(self._lobby())  # encoded once for everyone
+        # Players in a running deal do not need the lobby; they get it when they come back.
+        busy = {c for (t, _), c in self.seat_conn.items() if t in self.tables and self.tables[t].status == "playing"}
+        # Those who saw this very lobby last get nothing (a private table's end changes no one's lobby).
+        targets = [c for c in self.conns if c.role != "bot" and c not in busy and c.lobby_seen != text]
+        for c in targets:
+            c.lobby_seen = text
+        await asyncio.gather(*(c.send_encoded(text) for c in targets))
+
+    async def _create(self, conn: Connection, msg: CreateTable) -> None:
+        if conn.role == "bot":
+            await conn.send(error("bad_message", "bots do not open tables", msg.type))
+            return
+        if await self._over_table_limit(conn, msg.type, waiting=msg.opponent != "bot"):
+            return
+        level = None
+        if msg.opponent == "bot":
+            level = msg.bot_level or "normal"
+            if level not in self.offered_levels():
+                await conn.send(error("bad_message", f"unknown bot level {level!r}", msg.type))
+                return
+            if not any(level in b.levels for b in self.bots):
+                await conn.send(error("no_bot", f"no bot is connected for level {level!r}; try again later",
+                                      msg.type, {"level": level}))
+                return
+        table = Table(id=secrets.token_hex(4), variant=Variant(msg.variant), opponent=msg.opponent,
+                      bot_level=level, invite=secrets.token_urlsafe(8) if msg.opponent == "invite" else None)
+        table.seats[0] = Seat(conn.user_id, conn.username, is_bot=False)
+        if level is not None:
+            table.seats[1] = await self._bot_seat(level)  # before the table is listed: a failure leaves none
+        self.tables[table.id] = table
+        self._attach(conn, table, 0)
+        if level is not None:
+            async with table.lock:
+                await self._start_deal(table)
+        else:
+            await self._send_table(conn, table, 0, None)
+        await self._lobby_changed()
+
+    async def _bot_seat(self, level: str, second: bool = False) -> Seat:
+        player = await self.store.bot_account(f"bot-{level}" + ("-2" if second else ""))
+        return Seat.bot(player.user_id, player.username)
+
+    async def start_bot_series(self, *, level_a: str, level_b: str, games: int, variant: Variant) -> Table:
+        """Open a bot-versus-bot table that plays ``games`` deals (every move logged as usual)."""
+        for level in (level_a, level_b):
+            if level not in self.offered_levels():
+                raise ValueError(f"unknown bot level {level!r}")
+        if not any(level_a in b.levels for b in self.bots) or not any(level_b in b.levels for b in self.bots):
+            raise LookupError("no bot is connected for one of these levels")
+        table = Table(id=secrets.token_hex(4), variant=variant, opponent="bot", bot_level=f"{level_a} vs {level_b}",
+                      series_left=games - 1)
+        table.seats[0] = await self._bot_seat(level_a)
+        table.seats[1] = await self._bot_seat(level_b, second=level_a == level_b)
+        self.tables[table.id] = table
+        async with table.lock:
+            await self._start_deal(table)
+        await self._lobby_changed()
+        return table
+
+    async def _join(self, conn: Connection, msg: JoinTable) -> None:
+        table = self.tables.get(msg.table_id)
+        if table is None or table.status == "closed":
+            await conn.send(_no_table(msg.table_id, msg.type))
+            return
+        if table.seat_of(conn.user_id) is not None:
+            await conn.send(error("bad_message", "you are already seated at this table", msg.type))
+            return
+        if table.invite is not None and msg.invite != table.invite:
+            await conn.send(error("bad_invite", "this table is private: the invite code is wrong", msg.type,
+                                  {"table_id": table.id}))
+            return
+        free = [i for i, s in enumerate(table.seats) if s is None]
+        if not free or conn.role == "bot":
+            await conn.send(error("table_full", "both seats are taken; you may watch", msg.type, {"table_id": table.id}))
+            return
+        if await self._over_table_limit(conn, msg.type, waiting=False):
+            return
+        seat = free[0]
+        table.seats[seat] = Seat(conn.user_id, conn.username, is_bot=False)
+        self._attach(conn, table, seat)
+        await self._start_deal(table)
+        await self._lobby_changed()
+
+    async def _open(self, conn: Connection, msg: OpenTable | WatchTable) -> None:
+        """Seat ``conn`` at its user's seat (taking it over from another connection), or let it watch."""
+        table = self.tables.get(msg.table_id)
+        if table is None or table.status == "closed":
+            await conn.send(_no_table(msg.table_id, msg.type))
+            return
+        seat = table.seat_of(conn.user_id)
+        s = table.seats[seat] if seat is not None else None
+        if seat is None or s is None or s.is_bot:
+            # A private table is for those it was shared with: its players need no code, others the invite.
+            if table.invite is not None and not secrets.compare_digest(msg.invite or "", table.invite):
+                await conn.send(error("bad_invite", "this table is private: the invite code is wrong", msg.type,
+                                      {"table_id": table.id}))
+                return
+            self.watchers.setdefault(table.id, set()).add(conn)
+            conn.watching.add(table.id)
+            table.spectators = len(self.watchers[table.id])
+            await self._send_table(conn, table, None, None)
+            return
+        key = (table.id, seat)
+        previous = self.seat_conn.get(key)
+        was_away = not s.connected
+        self._unwatch(conn, table.id)
+        if previous is not None and previous is not conn:
+            previous.seats.discard(key)
+        self._attach(conn, table, seat)  # before any await: from here on only ``conn`` hears the seat's view
+        if previous is not None and previous is not conn:
+            await previous.send(out(SeatMoved(table_id=table.id)))
+        if was_away:
+            await self._broadcast(table, {"kind": "reconnect", "seat": seat})
+        else:
+            await self._send_table(conn, table, seat, None)
+
+    async def _over_table_limit(self, conn: Connection, ref: str, *, waiting: bool) -> bool:
+        """Refuse (``too_many_tables``) a table past the user's limits; return True if refused.
+
+        ``waiting``: the new table will wait for an opponent (else its deal starts at once).
+        """
+        mine = [t for t in self.tables.values() if t.seat_of(conn.user_id) is not None]
+        waiting_now = sum(1 for t in mine if t.status == "waiting")
+        playing_now = sum(1 for t in mine if t.status == "playing")
+        limit, count, kind = ((self.settings.max_waiting_tables, waiting_now, "waiting") if waiting
+                              else (self.settings.max_playing_tables, playing_now, "playing"))
+        if count < limit:
+            return False
+        await conn.send(error("too_many_tables", f"you have {count} {kind} tables already (at most {limit})", ref,
+                              {"limit": limit, "status": kind}))
+        return True
+
+    def _unwatch(self, conn: Connection, table_id: str) -> None:
+        conn.watching.discard(table_id)
+        self.watchers.get(table_id, set()).discard(conn)
+        if table_id in self.tables:
+            self.tables[table_id].spectators = len(self.watchers.get(table_id, ()))
+
+    async def _leave(self, conn: Connection, msg: LeaveTable) -> None:
+        table = self.tables.get(msg.table_id)
+        if table is None:
+            await conn.send(_no_table(msg.table_id, msg.type))
+            return
+        if msg.table_id in conn.watching:
+            self._unwatch(conn, table.id)
+            await conn.send(out(Left(table_id=table.id)))
+            return
+        seat = table.seat_of(conn.user_id)
+        s = table.seats[seat] if seat is not None else None
+        holder = self.seat_conn.get((table.id, seat)) if seat is not None else None
+        # A connection whose seat moved to another one of the user's may not leave for it.
+        if seat is None or s is None or s.is_bot or (holder is not None and holder is not conn):
+            await conn.send(_not_seated(msg.table_id, msg.type))
+            return
+        def detach() -> None:  # the leaver hears only ``left``, not the forfeit it caused
+            self.seat_conn.pop((table.id, seat), None)
+            conn.seats.discard((table.id, seat))
+
+        if table.status == "playing":
+            await self._end_deal(table, loser=seat, reason="left", then=detach)  # stored first: may refuse
+        detach()
+        await self._vacate(table, seat)
+        await conn.send(out(Left(table_id=table.id)))
+
+    async def _vacate(self, table: Table, seat: int) -> None:
+        conn = self.seat_conn.pop((table.id, seat), None)
+        if conn:
+            conn.seats.discard((table.id, seat))
+        table.seats[seat] = None
+        table.rematch = [False, False]
+        if not any(s is not None and not s.is_bot for s in table.seats):
+            table.status = "closed"
+            self.tables.pop(table.id, None)
+            self.bot_turns.pop(table.id, None)
+            for watcher in self.watchers.pop(table.id, set()):  # a closed table keeps no one watching
+                watcher.watching.discard(table.id)
+        else:
+            if table.status != "playing":
+                table.status = "waiting"
+            await self._broadcast(table, {"kind": "leave", "seat": seat})
+        await self._lobby_changed()
+
+    # ----- deals -------------------------------------------------------------------------
+
+    async def _start_deal(self, table: Table) -> None:
+        seats = table.seats
+        assert seats[0] is not None and seats[1] is not None
+        first = table.next_first_leader
+        deal = Deal.new(table.variant, first)  # CSPRNG shuffle; the deck stays on the server
+        table.game_id = await self.store.start_game(NewGame(
+            table_id=table.id, deal_number=table.deal_number + 1, variant=table.variant.value,
+            opponent=table.opponent, players=(seats[0].user_id, seats[1].user_id), bot_level=table.bot_level,
+            first_leader=first, deck=list(deal.deck)))
+        table.next_first_leader = 1 - first
+        table.deal = deal
+        table.deal_number += 1
+        table.status = "playing"
+        table.result = None
+        table.rematch = [False, False]
+        table.deadline = time.time() + self.settings.move_timeout_s
+        await self._broadcast(table, {"kind": "start"})
+        await self._dispatch_bot(table)
+
+    async def _play(self, conn: Connection, msg: Play) -> None:
+        table = self.tables.get(msg.table_id)
+        if table is None:
+            await conn.send(_no_table(msg.table_id, msg.type))
+            return
+        if conn.is_bot:
+            pending = self.bot_turns.get(table.id)
+            if pending is None or (msg.turn is not None and msg.turn != pending[0]):
+                log.info("dropped a stale bot answer for %s (turn %s, pending %s)", table.id, msg.turn, pending)
+                return  # a stale answer: the turn moved on (or went to another bot)
+            to_move = table.deal.to_move if table.deal is not None else 0
+            seat_of_bot = table.seats[to_move]
+            seat = to_move if seat_of_bot is not None and seat_of_bot.is_bot else None
+        else:
+            seat = table.seat_of(conn.user_id)
+            if seat is not None and self.seat_conn.get((table.id, seat)) is not conn:
+                seat = None
+        if seat is None:
+            await conn.send(_not_seated(table.id, msg.type))
+            return
+        deal = table.deal
+        if deal is None or table.status != "playing":
+            await conn.send(error("game_over", "no deal is being played at this table", msg.type))
+            return
+        try:
+            card = parse_card(msg.card)
+        except CardError as exc:
+            await conn.send(error("illegal_card", str(exc), msg.type, {"card": msg.card, "reason": "bad_card"}))
+            return
+        try:
+            deal.check_move(card, seat)
+        except IllegalMoveError as exc:
+            await conn.send(_refusal(exc, card, deal, msg.type))
+            return
+        await self._apply(table, seat, card)
+
+    def _move_row(self, table: Table, seat: int, card: int) -> dict[str, Any]:
+        deal = table.deal
+        s = table.seats[seat]
+        assert deal is not None and table.game_id is not None and s is not None
+        return {"game_id": table.game_id, "user_id": s.user_id, "move_number": table.move_number,
+                "variant": table.variant.value, **move_fields(deal, seat, card)}
+
+    async def _apply(self, table: Table, seat: int, card: int) -> None:
+        """Store ``seat`` playing ``card`` (checked legal), then advance the deal and tell everyone.
+
+        The caller holds ``table.lock``. If the store refuses, this raises before anything changed.
+        """
+        deal = table.deal
+        assert deal is not None
+        row = self._move_row(table, seat, card)
+        probe = deal.copy()
+        probe.play(card, seat)
+        end = None
+        if probe.is_over:
+            outcome = probe.outcome()
+            end = self._end_record(table, outcome.points, outcome.winner, "finished", moves=table.move_number + 1)
+        await self.store.record_move(row, end)  # the move is durable before anyone is told of it
+        trick = deal.play(card, seat)
+        self.bot_turns.pop(table.id, None)
+        table.deadline = time.time() + self.settings.move_timeout_s
+        event: dict[str, Any] = {"kind": "play", "seat": seat, "card": card_name(card)}
+        if trick is not None:
+            event = {"kind": "trick", "seat": seat, "card": card_name(card), "trick": trick_to_dict(trick)}
+        if deal.is_over:
+            outcome = deal.outcome()
+            self._close_deal(table, outcome.points, outcome.winner, "finished", analyse=end is not None and end.analyse)
+            await self._broadcast(table, event)
+            await self._broadcast(table, {"kind": "end"})
+            await self._lobby_changed()
+            await self._dispatch_waiting()
+            return
+        await self._broadcast(table, event)
+        await self._dispatch_waiting()  # turns that waited for room go first
+        await self._dispatch_bot(table)
+
+    def _end_record(self, table: Table, points: tuple[int, int], winner: int, reason: str, *, moves: int
+                    ) -> GameEnd:
+        """Return how the deal ends, after ``moves`` cards (its analysis is queued with it if wanted)."""
+        assert table.game_id is not None and table.seats[0] and table.seats[1]
+        bots_only = all(s is not None and s.is_bot for s in table.seats)
+        return GameEnd(game_id=table.game_id, points=points, winner=winner, reason=reason,
+                       variant=table.variant.value, players=(table.seats[0].user_id, table.seats[1].user_id),
+                       analyse=self.analysis.wanted(bots_only=bots_only, moves=moves))
+
+    def _close_deal(self, table: Table, points: tuple[int, int], winner: int, reason: str, *, analyse: bool) -> None:
+        table.status = "finished"
+        table.deadline = None
+        table.result = table.result_of(points, winner, reason)
+        table.match_wins[winner] += 1
+        if analyse and table.game_id is not None:
+            self.analysis.deal_ended(table.game_id)
+        table.rematch = [bool(s and s.is_bot) for s in table.seats]
+        self.bot_turns.pop(table.id, None)
+        if all(table.rematch) and table.series_left > 0:
+            table.series_left -= 1
+            task = asyncio.get_running_loop().create_task(self._next_in_series(table))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _next_in_series(self, table: Table) -> None:
+        async with table.lock:
+            if table.status == "finished" and self.tables.get(table.id) is table:
+                try:
+                    await self._start_deal(table)
+                except Exception:
+                    log.exception("the next deal of series %s could not start", table.id)
+
+    async def _end_deal(self, table: Table, *, loser: int, reason: str, then: Callable[[], None] | None = None
+                        ) -> None:
+        """End the deal by forfeit: ``loser`` ran out of time or left; it counts as a loss.
+
+        The end is stored first (if the store refuses, this raises and nothing changed); ``then``
+        runs after that, before anyone is told.
+        """
+        deal = table.deal
+        assert deal is not None
+        points = deal.final_points()
+        end = self._end_record(table, points, 1 - loser, reason, moves=table.move_number)
+        await self.store.end_game(end)
+        if then is not None:
+            then()
+        self._close_deal(table, points, 1 - loser, reason, analyse=end.analyse)
+        await self._broadcast(table, {"kind": "end", "reason": reason, "seat": loser})
+        await self._lobby_changed()
+        await self._dispatch_waiting()
+
+    async def _rematch(self, conn: Connection, msg: Rematch) -> None:
+        table = self.tables.get(msg.table_id)
+        seat = table.seat_of(conn.user_id) if table else None
+        if table is None or seat is None:
+            await conn.send(_not_seated(msg.table_id, msg.type))
+            return
+        if table.status != "finished":
+            await conn.send(error("bad_message", "a rematch is possible once the deal is over", msg.type))
+            return
+        table.rematch[seat] = True
+        if all(table.rematch) and all(table.seats):
+            await self._start_deal(table)
+        else:
+            await self._broadcast(table, {"kind": "rematch", "seat": seat})
+
+    async def _chat(self, conn: Connection, msg: Chat) -> None:
+        table = self.tables.get(msg.table_id)
+        if table is None or (table.seat_of(conn.user_id) is None and msg.table_id not in conn.watching):
+            await conn.send(_not_seated(msg.table_id, msg.type))
+            return
+        now = time.time()
+        if now - conn.last_chat < 0.5:
+            await conn.send(error("rate_limited", "you are sending messages too fast", msg.type))
+            return
+        conn.last_chat = now
+        line = out(ChatLine.model_validate({"table_id": table.id, "from": conn.username, "text": msg.text.strip(),
+                                            "at": int(now * 1000)}))
+        await asyncio.gather(*(c.send(line) for c in self._audience(table)))
+
+    async def _ping(self, conn: Connection, msg: Ping) -> None:
+        await conn.send(out(Pong()))
+
+    # ----- bots --------------------------------------------------------------------------
+
+    async def _bot_hello(self, conn: Connection, msg: BotHello) -> None:
+        if conn.role != "bot":
+            await conn.send(error("bad_message", "only bot accounts may say bot_hello", msg.type))
+            return
+        allowed = self.settings.levels
+        conn.levels = [lv for lv in msg.levels if not allowed or lv in allowed]
+        times = {info.name: info.time_ms for info in msg.level_info}
+        for lv in conn.levels:  # the bots' word on their levels (agent/levels.py) outranks the fallback
+            self.announced_levels[lv] = times.get(lv, self.announced_levels.get(lv))
+        self.level_ratings |= {i.name: i.rating for i in msg.level_info if i.rating is not None and i.name in conn.levels}
+        conn.capacity = msg.capacity
+        conn.analysis = msg.analysis
+        await self.analysis.hello(conn)
+        if conn not in self.bots:
+            self.bots.append(conn)
+        await self._dispatch_waiting()
+        await self._lobby_changed()  # the lobby lists the bot levels served
+
+    async def _analysis_report(self, conn: Connection, msg: AnalysisReport) -> None:
+        if conn.role != "bot":
+            await conn.send(error("bad_message", "only bots send analyses", msg.type))
+            return
+        await self.analysis.report(conn, msg)
+
+    async def _dispatch_waiting(self) -> None:
+        """Give waiting bot turns to bots that have room again (in the order the turns were asked)."""
+        for table_id, (_, bot) in list(self.bot_turns.items()):
+            if bot is None and table_id in self.tables:
+                if not any(self.bot_load(b) < b.capacity for b in self.bots if not b.closed):
+                    return
+                await self._dispatch_bot(self.tables[table_id])
+
+    def offered_levels(self) -> dict[str, int | None]:
+        """Return the bot levels a table may ask for, with their per-move times (see :mod:`server.game.levels`)."""
+        return offered_levels(self.announced_levels, self.settings.levels)
+
+    def bot_load(self, bot: Connection) -> int:
+        """Return how many bot tables ``bot`` is currently thinking for."""
+        return sum(1 for _, b in self.bot_turns.values() if b is bot)
+
+    async def _dispatch_bot(self, table: Table) -> None:
+        deal = table.deal
+        if deal is None or table.status != "playing":
+            return
+        seat = deal.to_move
+        s = table.seats[seat]
+        if s is None or not s.is_bot:
+            return
+        turn = table.move_number
+        self.bot_turns.pop(table.id, None)  # this table's own turn does not count against a bot's capacity
+        candidates = [b for b in self.bots if s.level in b.levels and not b.closed]
+        free = [b for b in candidates if self.bot_load(b) < b.capacity]
+        bot = min(free, key=self.bot_load) if free else None
+        self.bot_turns[table.id] = (turn, bot)
+        # No bot, no clock: a bot seat does not forfeit for want of a bot; the clock restarts with one.
+        if bot is None:
+            table.deadline = None
+        elif table.deadline is None:
+            table.deadline = time.time() + self.settings.move_timeout_s
+        notice = (None if bot else NOTICE_BOTS_BUSY if candidates else NOTICE_NO_BOT)
+        if notice != table.notice:
+            table.notice = notice
+            await self._broadcast(table, {"kind": "notice"})
+        if bot is None:
+            return
+        state = state_from_view(view_of(deal, seat))
+        remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
+        assert s.level is not None
+        await bot.send(out(BotTurn(table_id=table.id, turn=turn, level=s.level,
+                                   time_ms=min(remaining_ms // 2, 5000), state=state.to_dict())))
+
+    # ----- clocks ------------------------------------------------------------------------
+
+    async def tick(self) -> None:
+        """Forfeit a player whose move clock ran out, or who stayed away past the grace period."""
+        now = time.time()
+        for table in list(self.tables.values()):
+            if table.lock.locked():  # a command is under way there (it restarts the clock); the next tick looks
+                continue
+            async with table.lock:
+                try:
+                    await self._tick_table(table, now)
+                except Exception:  # e.g. the store refused a forfeit: the next tick tries again
+                    log.exception("the clock of table %s failed", table.id)
+
+    async def _tick_table(self, table: Table, now: float) -> None:
+        if self.tables.get(table.id) is not table:
+            return
+        if table.status == "playing" and table.deal is not None:
+            if table.deadline is not None and now > table.deadline:
+                await self._end_deal(table, loser=table.deal.to_move, reason="timeout")
+                return
+            for seat, s in enumerate(table.seats):
+                if (s and not s.is_bot and s.disconnected_at is not None
+                        and now - s.disconnected_at > self.settings.reconnect_grace_s):
+                    await self._end_deal(table, loser=seat, reason="left")
+                    break
+        elif table.status in ("waiting", "finished"):
+            gone = [i for i, s in enumerate(table.seats) if s and not s.is_bot and s.disconnected_at is not None
+                    and now - s.disconnected_at > self.settings.reconnect_grace_s]
+            for seat in gone:
+                await self._vacate(table, seat)
+
+    async def run_clock(self) -> None:
+        """Tick forever (a background task of the app)."""
+        while True:
+            await asyncio.sleep(0.2)
+            try:
+                await self.tick()
+                await self.analysis.tick()
+                if self.lobby_dirty and time.monotonic() - self.lobby_sent_at >= LOBBY_EVERY_S:
+                    await self._send_lobby()
+            except Exception:
+                log.exception("clock tick failed")
+
+    # ----- restart -----------------------------------------------------------------------
+
+    def restore(self) -> int:
+        """Rebuild every unfinished game from the database (deck order + moves); return how many."""
+        count = 0
+        for game in self.store.unfinished_games():
+            deal = Deal.from_deck(game.deck, Variant(game.variant), game.first_leader)
+            for seat, card in game.moves:
+                deal.play(card, seat)
+            table = Table(id=game.table_id, variant=Variant(game.variant), opponent=game.opponent,
+                          bot_level=game.bot_level, deal=deal, game_id=game.game_id, deal_number=game.deal_number,
+                          status="playing", next_first_leader=1 - game.first_leader)
+            now = time.time()
+            for seat, user in enumerate(game.players):
+                table.seats[seat] = (Seat.bot(user.user_id, user.username) if user.role == "bot" else
+                                     Seat(user.user_id, user.username, is_bot=False, disconnected_at=now))
+            table.deadline = now + self.settings.move_timeout_s
+            self.tables[table.id] = table
+            count += 1
+        self.analysis.restore()  # queued and running analyses wait for the next analysis bot
+        return count
+
+    async def resume_bots(self) -> None:
+        """Ask for the bot moves of restored tables (they wait until a bot connects)."""
+        for table in list(self.tables.values()):
+            async with table.lock:
+                await self._dispatch_bot(table)
+
+    # ----- sending -----------------------------------------------------------------------
+
+    def _audience(self, table: Table) -> list[Connection]:
+        conns = [c for (t, _), c in self.seat_conn.items() if t == table.id]
+        return conns + list(self.watchers.get(table.id, ()))
+
+    async def _send_table(self, conn: Connection, table: Table, seat: int | None, event: dict[str, Any] | None) -> None:
+        snapshot = table.snapshot(seat, with_invite=seat == 0, reconnect_grace_s=self.settings.reconnect_grace_s)
+        await conn.send(out(TableMessage(table=snapshot, event=event)))
+
+    async def _broadcast(self, table: Table, event: dict[str, Any] | None) -> None:
+        sends = []
+        for seat in (0, 1):
+            conn = self.seat_conn.get((table.id, seat))
+            if conn is not None:
+                sends.append(self._send_table(conn, table, seat, event))
+        watchers = list(self.watchers.get(table.id, ()))
+        if watchers:  # every spectator sees the same: encoded once
+            snapshot = table.snapshot(None, reconnect_grace_s=self.settings.reconnect_grace_s)
+            text = json.dumps(out(TableMessage(table=snapshot, event=event)))
+            sends.extend(conn.send_encoded(text) for conn in watchers)
+        await asyncio.gather(*sends)
+
+    def health(self) -> dict[str, Any]:
+        """Return the bot pool's figures for ``/healthz``."""
+        live = [b for b in self.bots if not b.closed]
+        return {
+            "bots_connected": len(live),
+            "bot_capacity": sum(max(0, b.capacity - self.bot_load(b)) for b in live),
+            # The pool's load: turns the bots think about now, of how many they take, and turns waiting for one.
+            "bot_turns": sum(self.bot_load(b) for b in live),
+            "bot_slots": sum(b.capacity for b in live),
+            "bot_turns_waiting": sum(1 for _, b in self.bot_turns.values() if b is None),
+            # In the order the bots announced them (weakest first, as agent/levels.py declares them).
+            "bot_levels": [lv for lv in self.announced_levels if any(lv in b.levels for b in live)],
+            "tables": len(self.tables),
+            "connections": len(self.conns),
+            **self.analysis.health(),
+            **self.store.health(),
+        }
+
+    # ----- accounts ----------------------------------------------------------------------
+
+    async def rename(self, *, user_id: int, username: str, role: str) -> None:
+        """Show a user's new name and role (a guest who made an account) on its connections and seats."""
+        for conn in self.conns:
+            if conn.user_id == user_id:
+                conn.username, conn.role = username, role
+        for table in list(self.tables.values()):
+            seat = table.seat_of(user_id)
+            s = table.seats[seat] if seat is not None else None
+            if s is not None and not s.is_bot:
+                s.username = username
+                await self._broadcast(table, None)
+        await self._lobby_changed()
+
+    async def revoke(self, token_hash: str) -> int:
+        """Close (code 4401) every socket signed in with the token whose hash is ``token_hash``; return how many."""
+        return await self.revoke_all({token_hash})
+
+    async def revoke_all(self, token_hashes: set[str]) -> int:
+        """Close (code 4401) every socket signed in with one of ``token_hashes``; return how many."""
+        doomed = [c for c in list(self.conns) if c.token_hash in token_hashes and c.close_socket is not None]
+        for conn in doomed:
+            assert conn.close_socket is not None
+            try:
+                await conn.close_socket(4401, "signed out")
+            except Exception:  # noqa: BLE001 - a socket already gone needs no closing
+                log.info("closing a signed-out socket failed", exc_info=True)
+            conn.closed = True
+        return len(doomed)
+
+
+TABLE_COMMANDS = (JoinTable, WatchTable, OpenTable, LeaveTable, Play, Rematch)
+"""The commands that change a table: one at a time per table (``Table.lock``)."""
+NOTICE_NO_BOT = {"code": "no_bot", "message": "no bot is connected: the bot's turn waits for one"}
+NOTICE_BOTS_BUSY = {"code": "bots_busy", "message": "every bot is busy: the bot's turn waits for one"}
+
+
+def _no_table(table_id: str, ref: str) -> dict[str, Any]:
+    return error("no_table", f"no table {table_id!r}", ref, {"table_id": table_id})
+
+
+def _not_seated(table_id: str, ref: str) -> dict[str, Any]:
+    return error("not_seated", "you are not playing at this table", ref, {"table_id": table_id})
+
+
+def _refusal(exc: IllegalMoveError, card: int, deal: Deal, ref: str) -> dict[str, Any]:
+    """Return the error for a card the rules refused, with the card (and the suit led) as data."""
+    name = card_name(card)
+    if exc.reason == "not_your_turn":
+        return error("not_your_turn", str(exc), ref, {"card": name})
+    params: dict[str, Any] = {"card": name, "reason": exc.reason}
+    if exc.reason == "must_follow" and deal.table:
+        params["suit"] = SUITS[suit_of(deal.table[0])]
+    return error("illegal_card", str(exc), ref, params)

@@ -1,0 +1,131 @@
+"""A table's state in memory: seats, the current deal, clocks, and what each client may see.
+
+No I/O here: the hub (``server.game.hub``) persists (through its store) and broadcasts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tressette import Deal, Variant, card_name, view_of
+
+
+@dataclass(slots=True)
+class Seat:
+    """A player sitting at a table."""
+
+    user_id: int
+    username: str
+    is_bot: bool
+    connected: bool = False
+    disconnected_at: float | None = None
+    level: str | None = None
+    """A bot seat's level (bot accounts are named ``bot-LEVEL``)."""
+
+    @classmethod
+    def bot(cls, user_id: int, username: str) -> Seat:
+        """Return the seat of the bot account ``username`` (``bot-LEVEL`` or ``bot-LEVEL-2``)."""
+        return cls(user_id, username, is_bot=True, connected=True, level=username.split("-")[1])
+
+
+@dataclass(slots=True)
+class Table:
+    """One two-player table and its current (or last) deal."""
+
+    id: str
+    variant: Variant
+    opponent: str
+    bot_level: str | None = None
+    invite: str | None = None
+    created_at: float = field(default_factory=time.time)
+    seats: list[Seat | None] = field(default_factory=lambda: [None, None])
+    deal: Deal | None = None
+    game_id: int | None = None
+    deal_number: int = 0
+    match_wins: list[int] = field(default_factory=lambda: [0, 0])
+    status: str = "waiting"
+    result: dict[str, Any] | None = None
+    rematch: list[bool] = field(default_factory=lambda: [False, False])
+    deadline: float | None = None
+    next_first_leader: int = field(default_factory=lambda: secrets.randbelow(2))
+    spectators: int = 0
+    notice: dict[str, str] | None = None
+    """What holds the game up outside it: ``{"code": "no_bot"|"bots_busy", "message": English}``."""
+    series_left: int = 0
+    """Deals still to play after this one at a bot-versus-bot table."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
+    """Held while a command changes the table (a move being committed): the next one waits its turn."""
+
+    @property
+    def move_number(self) -> int:
+        """Return how many cards have been played in the current deal."""
+        if self.deal is None:
+            return 0
+        return 2 * self.deal.trick_number + len(self.deal.table)
+
+    def seat_of(self, user_id: int) -> int | None:
+        """Return the seat of ``user_id`` at this table, if seated."""
+        for i, s in enumerate(self.seats):
+            if s is not None and s.user_id == user_id:
+                return i
+        return None
+
+    def _header(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "variant": self.variant.value,
+            "status": self.status,
+            "opponent": self.opponent,
+            "bot_level": self.bot_level,
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """Return the lobby's line for this table."""
+        return {
+            **self._header(),
+            "players": [s.username if s else None for s in self.seats],
+            "spectators": self.spectators,
+            "created_at": int(self.created_at * 1000),
+        }
+
+    def snapshot(self, seat: int | None, *, with_invite: bool = False, reconnect_grace_s: float = 0.0
+                 ) -> dict[str, Any]:
+        """Return the table as ``seat`` (None: a spectator) may see it.
+
+        ``reconnect_grace_s`` dates each disconnected person's ``reconnect_deadline``.
+        """
+        view = view_of(self.deal, seat).to_dict() if self.deal is not None else None
+        return {
+            **self._header(),
+            "players": [
+                {"username": s.username, "is_bot": s.is_bot, "connected": s.connected,
+                 "reconnect_deadline": (int((s.disconnected_at + reconnect_grace_s) * 1000)
+                                        if s.disconnected_at is not None and not s.is_bot else None)} if s else None
+                for s in self.seats
+            ],
+            "you": seat,
+            "game_id": self.game_id,
+            "deal_number": self.deal_number,
+            "match_wins": list(self.match_wins),
+            "view": view,
+            "turn_deadline": int(self.deadline * 1000) if self.deadline and self.status == "playing" else None,
+            "result": self.result,
+            "rematch": list(self.rematch),
+            "invite": self.invite if with_invite else None,
+            "notice": self.notice,
+        }
+
+    def result_of(self, points: tuple[int, int], winner: int, reason: str) -> dict[str, Any]:
+        """Return the public end-of-deal record (deck order revealed for verification)."""
+        assert self.deal is not None
+        return {
+            "points": list(points),
+            "winner": winner,
+            "reason": reason,
+            "piles": [[card_name(c) for c in self.deal.won[s]] for s in (0, 1)],
+            "deck": [card_name(c) for c in self.deal.deck],
+        }

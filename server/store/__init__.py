@@ -1,0 +1,1 @@
+"""The store: SQLAlchemy models, keyword-only repositories, the engine and the migrations glue."""

@@ -1,0 +1,176 @@
+"""The database schema as SQLAlchemy 2 typed models (changed only through migrations).
+
+Card lists are stored as JSON arrays of card codes (0..39, see ``tressette.cards``:
+``suit * 10 + rank``, suits B K S D, ranks 3 2 AS KRALJ KAVAL FANT 7 6 5 4).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every model."""
+
+
+class User(Base):
+    """An account: a person, a guest, a bot or an admin."""
+
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(16), default="player")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class AuthToken(Base):
+    """A session or API token; only its SHA-256 is stored."""
+
+    __tablename__ = "auth_tokens"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(16), default="session")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """When a request last used the token (renewed at most hourly); sessions idle too long expire."""
+
+
+class UserTotals(Base):
+    """A user's running totals and Glicko-2 rating in one variant."""
+
+    __tablename__ = "user_totals"
+    __table_args__ = (
+        Index("ix_user_totals_variant_rating", "variant", "rating"),
+        Index("ix_user_totals_variant_games", "variant", "games"),
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(16), primary_key=True)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    rating: Mapped[float] = mapped_column(Float, default=1500.0, server_default="1500")
+    rating_rd: Mapped[float] = mapped_column(Float, default=350.0, server_default="350")
+    rating_volatility: Mapped[float] = mapped_column(Float, default=0.06, server_default="0.06")
+
+
+class Game(Base):
+    """One deal at a table: who played, the deck order, and how it ended."""
+
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_variant_ended", "variant", "ended_at"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(16), index=True)
+    deal_number: Mapped[int] = mapped_column(Integer, default=1)
+    variant: Mapped[str] = mapped_column(String(16))
+    opponent: Mapped[str] = mapped_column(String(16), default="anyone")
+    player0_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    player1_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    bot_level: Mapped[str | None] = mapped_column(String(16))
+    first_leader: Mapped[int] = mapped_column(Integer)
+    deck: Mapped[list[int]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16), default="playing", index=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    points0: Mapped[int | None] = mapped_column(Integer)
+    points1: Mapped[int | None] = mapped_column(Integer)
+    winner_seat: Mapped[int | None] = mapped_column(Integer)
+    end_reason: Mapped[str | None] = mapped_column(String(16))
+
+
+class Move(Base):
+    """One card played, with what the mover knew (the thesis's fields, plus numbering)."""
+
+    __tablename__ = "moves"
+    __table_args__ = (
+        UniqueConstraint("game_id", "move_number", name="uq_moves_game_move"),
+        Index("ix_moves_user_variant", "user_id", "variant"),
+        Index("ix_moves_created_at", "created_at"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    seat: Mapped[int] = mapped_column(Integer)
+    move_number: Mapped[int] = mapped_column(Integer)
+    trick_number: Mapped[int] = mapped_column(Integer)
+    variant: Mapped[str] = mapped_column(String(16))
+    n_players: Mapped[int] = mapped_column(Integer, default=2)
+    hand: Mapped[list[int]] = mapped_column(JSON)
+    opponent_known: Mapped[list[int]] = mapped_column(JSON)
+    table_cards: Mapped[list[int]] = mapped_column(JSON)
+    won_self: Mapped[list[int]] = mapped_column(JSON)
+    won_opponent: Mapped[list[int]] = mapped_column(JSON)
+    card: Mapped[int] = mapped_column(Integer)
+    first_card: Mapped[int | None] = mapped_column(Integer)
+    score: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class CardRow(Base):
+    """The 40 cards by code, for SQL readers (filled by a migration from ``tressette.cards``)."""
+
+    __tablename__ = "cards"
+    code: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(16))
+    suit: Mapped[str] = mapped_column(String(1))
+    rank: Mapped[str] = mapped_column(String(8))
+    points: Mapped[int] = mapped_column(Integer)
+    strength: Mapped[int] = mapped_column(Integer)
+
+
+class Analysis(Base):
+    """A game's post-game analysis by a bot: one row per game (a re-run replaces it).
+
+    ``status`` is ``queued``, ``running``, ``done`` or ``failed``; ``result`` is the agent's
+    analysis as sent (docs/protocol.md, "Analysis"); ``accuracy0``/``accuracy1`` are the seats'
+    accuracy (percent) copied out of it for the profile averages.
+    """
+
+    __tablename__ = "analyses"
+    __table_args__ = (Index("ix_analyses_status_requested", "status", "requested_at"),)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True,
+                                         autoincrement=False)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    version: Mapped[str | None] = mapped_column(String(64))
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    error: Mapped[str | None] = mapped_column(String(500))
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    accuracy0: Mapped[float | None] = mapped_column(Float)
+    accuracy1: Mapped[float | None] = mapped_column(Float)
+    requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class MoveAnalysis(Base):
+    """One move's figures from its game's analysis, for SQL and the exports (loss in thirds)."""
+
+    __tablename__ = "move_analyses"
+    game_id: Mapped[int] = mapped_column(ForeignKey("analyses.game_id", ondelete="CASCADE"), primary_key=True,
+                                         autoincrement=False)
+    move_number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seat: Mapped[int] = mapped_column(Integer)
+    known: Mapped[bool] = mapped_column(Boolean)
+    best_card: Mapped[int] = mapped_column(Integer)
+    value: Mapped[float] = mapped_column(Float)
+    best_value: Mapped[float] = mapped_column(Float)
+    loss: Mapped[float] = mapped_column(Float)
+    win: Mapped[float | None] = mapped_column(Float)
+    best_win: Mapped[float | None] = mapped_column(Float)
+    label: Mapped[str] = mapped_column(String(16))
+    kind: Mapped[str | None] = mapped_column(String(16))

@@ -1,0 +1,238 @@
+"""Repositories: keyword-only functions over a session; no game logic, no I/O besides the DB."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+from datetime import UTC, datetime, timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from server.store.models import AuthToken, Game, Move, User, UserTotals
+from server.store.ratings import Rating, after_game
+
+_hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
+_hash_slots = threading.BoundedSemaphore(2)
+HASH_WAIT_S = 10.0
+"""How long a request waits for a hashing slot before it is refused (:class:`HashingBusy`)."""
+TOUCH_EVERY = timedelta(hours=1)
+"""A token's ``last_used_at`` is renewed at most this often (not one write per request)."""
+
+
+class HashingBusy(RuntimeError):
+    """Every password-hashing slot stayed taken: the caller should answer 503 and let the client retry."""
+
+
+def set_hash_concurrency(n: int) -> None:
+    """Allow ``n`` password hashes (argon2, ~0.1-0.2 s of CPU each) at once in this process."""
+    global _hash_slots
+    _hash_slots = threading.BoundedSemaphore(max(1, n))
+
+
+def _argon2(work: str, *args: str) -> object:
+    """Run ``_hasher.<work>(*args)`` in a hashing slot, so a flood of sign-ins cannot take every core."""
+    slots = _hash_slots
+    if not slots.acquire(timeout=HASH_WAIT_S):
+        raise HashingBusy("the server is busy checking passwords; try again")
+    try:
+        return getattr(_hasher, work)(*args)
+    finally:
+        slots.release()
+
+
+def hash_token(token: str) -> str:
+    """Return the stored form of a token (its SHA-256)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_user(*, session: Session, username: str, password: str | None, role: str = "player") -> User:
+    """Create a user (password hashed with argon2id; None for guests and bots)."""
+    user = User(username=username, password_hash=str(_argon2("hash", password)) if password else None, role=role)
+    session.add(user)
+    session.flush()
+    return user
+
+
+def get_user_by_name(*, session: Session, username: str) -> User | None:
+    """Return the user called ``username``, if any."""
+    return session.scalar(select(User).where(User.username == username))
+
+
+def check_password(*, user: User, password: str) -> bool:
+    """Return True if ``password`` is the user's."""
+    if not user.password_hash:
+        return False
+    try:
+        return bool(_argon2("verify", user.password_hash, password))
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def issue_token(*, session: Session, user: User, kind: str = "session", token: str | None = None) -> str:
+    """Create a token for ``user`` (or register the given one) and return it in clear, once."""
+    token = token or secrets.token_urlsafe(32)
+    h = hash_token(token)
+    if session.get(AuthToken, h) is None:
+        session.add(AuthToken(token_hash=h, user_id=user.id, kind=kind))
+        session.flush()
+    return token
+
+
+def user_for_token(*, session: Session, token: str, idle_days: float | None = None) -> User | None:
+    """Return the user a token belongs to, if the token exists and has not expired.
+
+    A session token (not an API token) unused for ``idle_days`` is deleted and names no one; a
+    used one has its ``last_used_at`` renewed (hourly at most). The caller commits.
+    """
+    row = session.get(AuthToken, hash_token(token))
+    if row is None:
+        return None
+    now = datetime.now(UTC)
+    last = _aware(row.last_used_at or row.created_at)
+    if idle_days is not None and row.kind == "session" and last is not None and now - last > timedelta(days=idle_days):
+        session.delete(row)
+        session.flush()
+        return None
+    if last is None or now - last > TOUCH_EVERY:
+        row.last_used_at = now
+        session.flush()
+    return session.get(User, row.user_id)
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    """Return ``moment`` with a time zone (SQLite gives naive UTC datetimes back)."""
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
+
+
+def revoke_user_tokens(*, session: Session, user_id: int, kind: str | None = None) -> list[str]:
+    """Delete every token of ``user_id`` (of ``kind`` if given); return their hashes (to close their sockets)."""
+    query = select(AuthToken.token_hash).where(AuthToken.user_id == user_id)
+    if kind is not None:
+        query = query.where(AuthToken.kind == kind)
+    hashes = list(session.scalars(query))
+    if hashes:
+        session.execute(delete(AuthToken).where(AuthToken.token_hash.in_(hashes)))
+        session.flush()
+    return hashes
+
+
+def revoke_token(*, session: Session, token: str) -> bool:
+    """Delete ``token`` (a logout); return True if it existed."""
+    row = session.get(AuthToken, hash_token(token))
+    if row is None:
+        return False
+    session.delete(row)
+    session.flush()
+    return True
+
+
+def upgrade_guest(*, session: Session, user: User, username: str, password: str) -> User:
+    """Make the guest ``user`` a registered player called ``username``, keeping its id (games, totals, ratings).
+
+    Does not check the name's form (the route does). Raises:
+        ValueError: ``user`` is not a guest.
+        sqlalchemy.exc.IntegrityError: the name is taken (on the flush).
+    """
+    if user.role != "guest":
+        raise ValueError(f"{user.username!r} is not a guest account")
+    user.username = username
+    user.password_hash = str(_argon2("hash", password))
+    user.role = "player"
+    session.flush()
+    return user
+
+
+def ensure_user(*, session: Session, username: str, role: str) -> User:
+    """Return the user called ``username``, creating it with ``role`` if missing."""
+    return get_user_by_name(session=session, username=username) or create_user(
+        session=session, username=username, password=None, role=role)
+
+
+def create_game(*, session: Session, game: Game) -> Game:
+    """Insert a new game row."""
+    session.add(game)
+    session.flush()
+    return game
+
+
+def add_move(*, session: Session, move: Move) -> None:
+    """Insert one move row."""
+    session.add(move)
+
+
+def finish_game(*, session: Session, game_id: int, points: tuple[int, int], winner: int, reason: str,
+                variant: str, players: tuple[int, int]) -> None:
+    """Record a game's end, add it to both players' totals and update both ratings (Glicko-2)."""
+    game = session.get(Game, game_id)
+    if game is None or game.status != "playing":
+        return
+    game.status = "finished"
+    game.ended_at = datetime.now(UTC)
+    game.points0, game.points1 = points
+    game.winner_seat = winner
+    game.end_reason = reason
+    rows = [totals_row(session=session, user_id=user_id, variant=variant) for user_id in players]
+    add_result(rows[0], rows[1], points=points, winner=winner)
+
+
+def add_result(a: UserTotals, b: UserTotals, *, points: tuple[int, int], winner: int) -> None:
+    """Add one game between ``a`` (seat 0) and ``b`` (seat 1) to their totals and Glicko-2 ratings."""
+    ra, rb = after_game(Rating(a.rating, a.rating_rd, a.rating_volatility),
+                        Rating(b.rating, b.rating_rd, b.rating_volatility), winner)
+    for seat, (totals, rating) in enumerate(((a, ra), (b, rb))):
+        totals.games += 1
+        totals.wins += int(winner == seat)
+        totals.points += points[seat]
+        totals.rating, totals.rating_rd, totals.rating_volatility = rating.rating, rating.rd, rating.volatility
+
+
+def totals_row(*, session: Session, user_id: int, variant: str) -> UserTotals:
+    """Return a user's totals in ``variant``, adding a fresh row (unrated, no games) if missing."""
+    totals = session.get(UserTotals, (user_id, variant))
+    if totals is None:
+        fresh = Rating()
+        totals = UserTotals(user_id=user_id, variant=variant, games=0, wins=0, points=0, rating=fresh.rating,
+                            rating_rd=fresh.rd, rating_volatility=fresh.volatility)
+        session.add(totals)
+    return totals
+
+
+def unfinished_games(*, session: Session) -> list[Game]:
+    """Return every game still being played."""
+    return list(session.scalars(select(Game).where(Game.status == "playing").order_by(Game.id)))
+
+
+def moves_of(*, session: Session, game_id: int) -> list[Move]:
+    """Return a game's moves in order."""
+    return list(session.scalars(select(Move).where(Move.game_id == game_id).order_by(Move.move_number)))
+
+
+def create_bot_token(*, session: Session, username: str) -> str:
+    """Create the bot account ``username`` if missing and return a new API token for it.
+
+    Raises:
+        ValueError: ``username`` belongs to an account that is not a bot.
+    """
+    user = ensure_user(session=session, username=username, role="bot")
+    if user.role != "bot":
+        raise ValueError(f"{username!r} is not a bot account")
+    return issue_token(session=session, user=user, kind="api")
+
+
+def create_admin(*, session: Session, username: str, password: str) -> tuple[User, str]:
+    """Create an admin account; return it and a session token.
+
+    Raises:
+        ValueError: the name is taken or the password is shorter than 6 characters.
+    """
+    if len(password) < 6:
+        raise ValueError("the password needs at least 6 characters")
+    if get_user_by_name(session=session, username=username) is not None:
+        raise ValueError(f"{username!r} exists already")
+    user = create_user(session=session, username=username, password=password, role="admin")
+    return user, issue_token(session=session, user=user)
+

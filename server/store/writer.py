@@ -1,0 +1,184 @@
+"""The move writer: one thread with its own database connection, committing the game's writes in groups.
+
+The game service awaits :meth:`MoveWriter.run` for each write (a move, a new game, a game's end)
+and tells no one of a move before that returns. Writes that arrive while a commit is under way
+wait in a queue; the thread then takes them all and commits them in one transaction (group
+commit: one round of WAL flushing for many tables' moves). Writes are committed in the order they
+were submitted, so one table's moves stay in order. If a group's transaction fails, each of its
+writes is retried alone, so one bad write refuses only its own move. Plain row inserts
+(:meth:`MoveWriter.insert`, a move) are sent as one multi-row ``INSERT`` per group.
+
+The event loop never waits on the database: a commit under way does not stall other tables.
+SQLite (the embedded default) works the same way; this thread is then the game's only writer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
+
+from sqlalchemy import Table, insert
+from sqlalchemy.orm import DeclarativeBase, Session
+
+log = logging.getLogger("treset.writer")
+T = TypeVar("T")
+MAX_BATCH = 500
+"""At most this many writes in one transaction."""
+
+
+@dataclass(slots=True)
+class _Job(Generic[T]):
+    work: Callable[[Session], T] | None
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[T]
+    model: type[DeclarativeBase] | None = None
+    row: dict[str, Any] | None = None
+
+
+def _settle(future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
+    if future.done():  # the waiter was cancelled; the write itself stands
+        return
+    if exc is not None:
+        future.set_exception(exc)
+    else:
+        future.set_result(result)
+
+
+class MoveWriter:
+    """A writer thread that commits submitted writes in groups (see the module's docstring).
+
+    ``sessions`` makes the sessions the thread writes with (``expire_on_commit=False``, so the
+    objects a write returns stay readable). A write is a function of a session that adds or
+    changes rows and does nothing else: it may run twice (alone, after its group failed), so it
+    must build its rows itself and have no effect outside the session.
+    """
+
+    def __init__(self, sessions: Callable[[], Session], *, max_batch: int = MAX_BATCH) -> None:
+        """Create a stopped writer over ``sessions``; :meth:`start` starts its thread."""
+        self.sessions = sessions
+        self.max_batch = max_batch
+        self._queue: queue.SimpleQueue[_Job[Any] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self.batches = 0
+        self.writes = 0
+        self.largest = 0
+        self.failures = 0
+
+    def start(self) -> None:
+        """Start the writer thread (once)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="move-writer", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Commit what is queued, then stop the thread."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout)
+            self._thread = None
+
+    async def run(self, work: Callable[[Session], T]) -> T:
+        """Commit ``work`` (with whatever else is queued) and return its result once it is durable.
+
+        Raises whatever the database raised for it (the write is then not committed).
+        """
+        self.start()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._queue.put(_Job(work, loop, future))
+        return await future
+
+    async def insert(self, model: type[DeclarativeBase], row: dict[str, Any]) -> None:
+        """Insert one ``model`` row (its columns in ``row``) and return once it is durable.
+
+        The cheap path for the bulk of the writes (moves): a group's rows of one model go to
+        the database as one multi-row ``INSERT``, in their order among the group's other writes.
+        """
+        self.start()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._queue.put(_Job(None, loop, future, model, row))
+        await future
+
+    def health(self) -> dict[str, Any]:
+        """Return the writer's figures for ``/healthz``: groups committed, writes, the largest group."""
+        return {"writer_batches": self.batches, "writer_writes": self.writes, "writer_largest_batch": self.largest,
+                "writer_failures": self.failures}
+
+    # ----- the thread --------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        stopping = False
+        while not stopping:
+            job = self._queue.get()
+            if job is None:
+                return
+            batch = [job]
+            while len(batch) < self.max_batch:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stopping = True
+                    break
+                batch.append(more)
+            self._commit(batch)
+
+    def _commit(self, batch: list[_Job[Any]]) -> None:
+        started = time.perf_counter()
+        try:
+            with self.sessions() as session:
+                results = self._write(session, batch)
+                session.commit()
+        except Exception as exc:  # noqa: BLE001 - reported to the waiters, never lost
+            if len(batch) > 1:
+                log.warning("a group of %d writes failed (%s); retrying each alone", len(batch), exc)
+                for job in batch:
+                    self._commit([job])
+                return
+            self.failures += 1
+            log.warning("a write failed: %s", exc)
+            self._tell(batch[0], None, exc)
+            return
+        self.batches += 1
+        self.writes += len(batch)
+        self.largest = max(self.largest, len(batch))
+        if time.perf_counter() - started > 1.0:
+            log.warning("a group of %d writes took %.1f s to commit", len(batch), time.perf_counter() - started)
+        for job, result in zip(batch, results, strict=True):
+            self._tell(job, result, None)
+
+    @staticmethod
+    def _write(session: Session, batch: list[_Job[Any]]) -> list[Any]:
+        """Run ``batch``'s writes in order in ``session``; plain inserts go together, before the next other write."""
+        pending: dict[type[DeclarativeBase], list[dict[str, Any]]] = {}
+
+        def flush() -> None:
+            for model, rows in pending.items():
+                session.execute(insert(cast(Table, model.__table__)), rows)  # Core: no ORM bookkeeping per row
+            pending.clear()
+
+        results: list[Any] = []
+        for job in batch:
+            if job.work is None:
+                assert job.model is not None and job.row is not None
+                pending.setdefault(job.model, []).append(job.row)
+                results.append(None)
+            else:
+                flush()
+                results.append(job.work(session))
+        flush()
+        return results
+
+    @staticmethod
+    def _tell(job: _Job[Any], result: Any, exc: BaseException | None) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed (shutdown): nobody is waiting any more
+            job.loop.call_soon_threadsafe(_settle, job.future, result, exc)

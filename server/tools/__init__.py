@@ -1,0 +1,1 @@
+"""Command-line tools: seeding, the load test, the database benchmark, the admin and account commands."""

@@ -1,0 +1,291 @@
+// Post-game analysis in the replay (#/replay/ID): every card marked by what it lost against the best one,
+// the best card beside the card played, a graph of the expected final points (or the chance to win) over
+// the moves, and both players' accuracy. Points are thirds shown as players count them (1⅓).
+import { call, currentUser, token } from "./api.js";
+import { cardEl } from "./cards.js";
+import { errorBox, h } from "./dom.js";
+import { cardName, points, t, tx } from "./i18n.js";
+
+const POLL_MS = 3000;
+const SYMBOL = { best: "★", good: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
+const NS = "http://www.w3.org/2000/svg";
+const PAD = { left: 30, right: 8, top: 10, bottom: 18 };
+
+// One game's analysis at a time; it survives re-renders (a language switch) like the replay itself.
+let state = { key: null, data: null, error: null, timer: null, inflight: null, metric: "points", record: null, step: 0 };
+
+// The styles live beside this module, so the shared stylesheet needs no edit.
+if (!document.getElementById("analysis-css")) {
+  document.head.append(h("link", { id: "analysis-css", rel: "stylesheet", href: "analysis.css" }));
+}
+
+/** Return the analysis panel of replay record ``r``; it loads (and polls while the analysis runs) by itself. */
+export function analysisPanel(r) {
+  const key = `${r.id}|${token() ?? ""}`;
+  const panel = h("section", { class: "panel analysis", id: "analysis", "aria-live": "polite" },
+    h("h2", {}, t("an_title")), h("div", { id: "analysis-body" }, h("p", {}, "…")));
+  if (state.key !== key) {
+    clearTimeout(state.timer);
+    state = { ...state, key, data: null, error: null, timer: null, record: r };
+  } else {
+    state.record = r;
+    queueMicrotask(render); // what we had, at once; then what the server has now (it may have been re-run)
+  }
+  if (!state.timer) load(key);
+  return panel;
+}
+
+/** Mark the analysed cards on the replay board at step ``k`` (k moves played) and move the graph's marker. */
+export function analysisStep(board, k) {
+  state.step = k;
+  decorate(board, k);
+  render();
+}
+
+function decorate(board, k) {
+  if (!done() || !board) return;
+  const byCard = new Map(state.data.moves.map((m) => [m.card, m]));
+  // Cards already played: the trick on the table and the list of tricks (a deal plays each card once).
+  for (const node of board.querySelectorAll("#replay-table .card[data-card], #replay-tricks .card[data-card]")) {
+    const m = byCard.get(node.dataset.card);
+    if (m && m.move < k && !node.closest(".trick-draws")) mark(node, m);
+  }
+  const next = state.data.moves[k];
+  const line = board.querySelector("#replay-next-move");
+  if (next && line && !line.querySelector(".an-tag")) {
+    line.append(badgeText(next));
+    if (next.best !== next.card) line.append(bestPair(next.best));
+  }
+  const hand = board.querySelector(".card.next[data-card]");
+  if (next && hand) mark(hand, next);
+}
+
+function bestPair(card) {
+  // "Best: [card]" wraps as one piece on a narrow screen.
+  return h("span", { class: "an-best-pair" }, h("span", { class: "an-best-label" }, `${t("an_best")}:`), cardEl(card, { small: true }));
+}
+
+function done() {
+  return state.data && state.data.status === "done" && Array.isArray(state.data.moves);
+}
+
+async function load(key) {
+  if (state.inflight === key) return; // one request at a time (a re-render may ask again meanwhile)
+  state.inflight = key;
+  try {
+    const data = await call("GET", `/api/games/${encodeURIComponent(state.record.id)}/analysis`);
+    if (state.key !== key) return;
+    state.data = data;
+    state.error = null;
+  } catch (e) {
+    if (state.key !== key) return;
+    state.error = e;
+  } finally {
+    if (state.inflight === key) state.inflight = null;
+  }
+  render();
+  decorate(document.getElementById("replay-board"), state.step);
+  if (state.data && ["queued", "running"].includes(state.data.status)) {
+    // Poll only while this replay is on screen; coming back to it loads it again.
+    state.timer = setTimeout(() => {
+      state.timer = null;
+      if (state.key === key && document.getElementById("analysis")) load(key);
+    }, POLL_MS);
+  }
+}
+
+async function request(force = false) {
+  const key = state.key;
+  try {
+    await call("POST", `/api/games/${encodeURIComponent(state.record.id)}/analysis${force ? "?force=true" : ""}`);
+  } catch (e) {
+    state.error = e;
+    render();
+    return;
+  }
+  clearTimeout(state.timer);
+  state.timer = null;
+  state.inflight = null; // an answer from before the request must not be the last word
+  load(key);
+}
+
+function render() {
+  const body = document.getElementById("analysis-body");
+  if (!body || !state.record) return;
+  if (state.error) {
+    body.replaceChildren(errorBox(state.error, "analysis-error"));
+    return;
+  }
+  const d = state.data;
+  if (!d) return;
+  if (d.status === "queued" || d.status === "running") {
+    const text = d.status === "queued" ? t("an_queued", { n: d.position }) : t("an_running");
+    body.replaceChildren(h("p", { id: "analysis-status", class: "an-wait" }, h("span", { class: "an-spinner", "aria-hidden": "true" }), text),
+      d.bots === 0 ? h("p", { class: "hint an-nobot" }, t("an_no_bot")) : null);
+    return;
+  }
+  if (d.status === "none" || d.status === "failed") {
+    body.replaceChildren(
+      h("p", { id: "analysis-status" }, d.status === "none" ? t("an_none") : t("an_failed", { error: d.error ?? "" })),
+      d.bots === 0 ? h("p", { class: "hint" }, t("an_no_bot")) : null,
+      h("button", { type: "button", id: "analysis-request", onclick: () => request() }, t("an_request")));
+    return;
+  }
+  const admin = currentUser()?.role === "admin";
+  body.replaceChildren(
+    accuracyTable(d),
+    graph(d),
+    moveList(d),
+    currentMove(d),
+    h("p", { class: "hint an-explain" }, t("an_explain")),
+    h("p", { class: "hint an-version" }, t("an_version", { v: d.version ?? "?" }),
+      d.outdated || admin ? " " : null,
+      d.outdated || admin ? h("button", { type: "button", class: "ghost an-rerun", id: "analysis-rerun", onclick: () => request(!d.outdated) },
+        d.outdated ? t("an_rerun_newer") : t("an_rerun")) : null));
+}
+
+function viewerSeat() {
+  const me = currentUser()?.username;
+  const p = state.record.players;
+  return p[1] === me && p[0] !== me ? 1 : 0;
+}
+
+/** Return a loss in thirds as players count points: "1⅓" (rounded to the nearest third). */
+function lossText(loss) {
+  return points(Math.max(0, Math.round(loss)));
+}
+
+function badgeText(m) {
+  const lost = m.loss >= 0.5 ? ` −${lossText(m.loss)}` : "";
+  const kind = m.kind ? ` · ${tx("an_kind", m.kind)}` : "";
+  return h("span", { class: `an-tag an-${m.label}`, id: "analysis-next-tag" }, `${SYMBOL[m.label] ?? ""} ${tx("an_label", m.label)}${lost}${kind}`);
+}
+
+function mark(node, m) {
+  if (node.querySelector(".an-badge")) return;
+  node.classList.add("an-marked", `an-${m.label}`);
+  const title = `${cardName(m.card)}: ${tx("an_label", m.label)}${m.loss >= 0.5 ? ` (−${lossText(m.loss)})` : ""}`;
+  node.title = title;
+  node.append(h("span", { class: `an-badge an-${m.label}`, "aria-label": title, role: "img" }, SYMBOL[m.label] ?? ""));
+}
+
+function accuracyTable(d) {
+  const rows = [...(d.players ?? [])].sort((a, b) => a.seat - b.seat);
+  return h("div", { class: "an-players", id: "analysis-accuracy" }, rows.map((p) => h("div", { class: "an-player", "data-seat": p.seat },
+    h("div", { class: "an-name" }, state.record.players[p.seat]),
+    h("div", { class: "an-accuracy" }, `${Number(p.accuracy).toFixed(1)}%`, h("span", { class: "an-small" }, ` ${t("an_accuracy")}`)),
+    h("div", { class: "an-counts" },
+      h("span", { class: "an-count an-inaccuracy" }, `${SYMBOL.inaccuracy} ${p.inaccuracies}`, h("span", { class: "an-small" }, ` ${t("an_inaccuracies")}`)),
+      h("span", { class: "an-count an-mistake" }, `${SYMBOL.mistake} ${p.mistakes}`, h("span", { class: "an-small" }, ` ${t("an_mistakes")}`)),
+      h("span", { class: "an-count an-blunder" }, `${SYMBOL.blunder} ${p.blunders}`, h("span", { class: "an-small" }, ` ${t("an_blunders")}`))),
+    h("div", { class: "an-small" }, `${t("an_avg_loss")}: ${lossText(p.avg_loss * 1)}`))));
+}
+
+function svg(tag, attrs = {}, parent = null) {
+  const node = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+/** Return the viewer's series: the value before the first move, then after each move. */
+function series(d, seat, metric) {
+  const moves = d.moves;
+  if (!moves.length) return [];
+  const total = metric === "points" ? 35 : 1;
+  const first = moves[0];
+  const start = metric === "points" ? first.best_value : first.best_win;
+  const out = [first.seat === seat ? start : total - start];
+  for (const m of moves) out.push(metric === "points" ? m.eval.points[seat] : m.eval.win[seat]);
+  return out;
+}
+
+function graph(d) {
+  const seat = viewerSeat();
+  const metric = state.metric;
+  const values = series(d, seat, metric);
+  const n = Math.max(1, d.moves.length);
+  // A taller drawing on a phone, so the line and its labels stay readable at 390 px.
+  const narrow = window.matchMedia("(max-width: 600px)").matches;
+  const W = narrow ? 360 : 600;
+  const H = narrow ? 200 : 170;
+  const top = metric === "points" ? 35 : 1;
+  const x = (i) => PAD.left + (i / n) * (W - PAD.left - PAD.right);
+  const y = (v) => PAD.top + (1 - Math.max(0, Math.min(top, v)) / top) * (H - PAD.top - PAD.bottom);
+  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "an-graph", id: "analysis-graph", role: "img",
+    "aria-label": metric === "points" ? t("an_graph_points", { name: state.record.players[seat] }) : t("an_graph_win", { name: state.record.players[seat] }) });
+  svg("rect", { x: PAD.left, y: PAD.top, width: W - PAD.left - PAD.right, height: H - PAD.top - PAD.bottom, class: "an-plot" }, root);
+  // The line that decides the game: 18 thirds (6 points) of 35, or an even chance.
+  const half = metric === "points" ? 17.5 : 0.5;
+  svg("line", { x1: PAD.left, x2: W - PAD.right, y1: y(half), y2: y(half), class: "an-mid" }, root);
+  const ticks = metric === "points" ? [0, 9, 18, 27, 35] : [0, 0.5, 1];
+  for (const v of ticks) {
+    svg("text", { x: PAD.left - 4, y: y(v) + 4, class: "an-axis", "text-anchor": "end" }, root).textContent =
+      metric === "points" ? points(v) : `${Math.round(v * 100)}%`;
+  }
+  for (let trick = 5; trick < n / 2; trick += 5) {
+    svg("text", { x: x(trick * 2), y: H - 4, class: "an-axis", "text-anchor": "middle" }, root).textContent = String(trick);
+  }
+  if (values.length) {
+    const pts = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`);
+    svg("path", { d: `M${pts[0]} L${pts.slice(1).join(" L")} L${x(values.length - 1)},${y(0)} L${x(0)},${y(0)} Z`, class: "an-area" }, root);
+    svg("polyline", { points: pts.join(" "), class: "an-line" }, root);
+  }
+  d.moves.forEach((m, i) => {
+    if (!["inaccuracy", "mistake", "blunder"].includes(m.label)) return;
+    const dot = svg("circle", { cx: x(i + 1), cy: y(values[i + 1]), r: m.label === "inaccuracy" ? 3.5 : 5, class: `an-dot an-${m.label}` }, root);
+    svg("title", {}, dot).textContent = `${i + 1}. ${state.record.players[m.seat]}: ${cardName(m.card)} · ${tx("an_label", m.label)} −${lossText(m.loss)}`;
+  });
+  const k = Math.min(state.step, d.moves.length);
+  svg("line", { x1: x(k), x2: x(k), y1: PAD.top, y2: H - PAD.bottom, class: "an-now", id: "analysis-now" }, root);
+  if (values.length) svg("circle", { cx: x(k), cy: y(values[k]), r: 4.5, class: "an-now-dot" }, root);
+  root.addEventListener("click", (e) => {
+    const box = root.getBoundingClientRect();
+    const i = Math.round(((e.clientX - box.left) / box.width * W - PAD.left) / (W - PAD.left - PAD.right) * n);
+    jump(Math.max(0, Math.min(n, i)));
+  });
+  const pick = (which, label) => h("button", { type: "button", class: `ghost an-metric${metric === which ? " on" : ""}`,
+    "aria-pressed": metric === which ? "true" : "false", onclick: () => { state.metric = which; render(); } }, label);
+  const value = values.length ? values[k] : null;
+  const now = value === null ? "" : metric === "points" ? points(Math.round(value)) : `${Math.round(value * 100)}%`;
+  return h("div", { class: "an-graph-box" },
+    h("div", { class: "row an-graph-head" },
+      h("span", { class: "an-graph-title" }, metric === "points"
+        ? t("an_graph_points", { name: state.record.players[seat] }) : t("an_graph_win", { name: state.record.players[seat] }),
+      h("strong", { id: "analysis-now-value" }, ` ${now}`)),
+      h("span", { class: "row an-metrics" }, pick("points", t("an_metric_points")), pick("win", t("an_metric_win")))),
+    root);
+}
+
+function jump(k) {
+  // The replay's own slider moves the board (its input handler does the rest).
+  const slider = document.getElementById("replay-slider");
+  if (!slider) return;
+  slider.value = k;
+  slider.dispatchEvent(new Event("input"));
+}
+
+function moveList(d) {
+  const k = state.step;
+  return h("ol", { class: "an-moves", id: "analysis-moves", "aria-label": t("an_moves") }, d.moves.map((m, i) => h("li", {},
+    h("button", { type: "button", class: `an-move an-${m.label}${i === k ? " now" : ""} seat-${m.seat}`, "data-move": i,
+      title: `${i + 1}. ${state.record.players[m.seat]}: ${cardName(m.card)} · ${tx("an_label", m.label)}${m.loss >= 0.5 ? ` −${lossText(m.loss)}` : ""}`,
+      onclick: () => jump(i) }, `${i + 1}`, h("span", { class: "an-sym" }, SYMBOL[m.label] ?? "")))));
+}
+
+function currentMove(d) {
+  const k = state.step;
+  const m = d.moves[k];
+  if (!m) return h("p", { class: "an-current", id: "analysis-current" }, t("an_pick"));
+  const name = state.record.players[m.seat];
+  const lost = m.loss >= 0.5 ? ` · ${t("an_lost", { points: lossText(m.loss) })}` : "";
+  const cards = [...(m.cards ?? [])].sort((a, b) => b.value - a.value);
+  return h("div", { class: "an-current", id: "analysis-current" },
+    h("p", { class: "an-line-played" }, `${k + 1}. ${name} ${t("plays")}`, cardEl(m.card, { small: true }),
+      h("span", { class: `an-tag an-${m.label}` }, `${SYMBOL[m.label]} ${tx("an_label", m.label)}${lost}`),
+      m.best !== m.card ? bestPair(m.best) : null),
+    m.kind ? h("p", { class: "an-kind" }, tx("an_kind", m.kind)) : null,
+    cards.length > 1 ? h("p", { class: "an-cards" }, h("span", { class: "an-small" }, `${t("an_cards")}: `),
+      cards.map((c) => h("span", { class: `an-card-value${c.card === m.card ? " played" : ""}${c.card === m.best ? " best" : ""}` },
+        `${cardName(c.card)} ${points(Math.round(c.value))}`))) : null);
+}

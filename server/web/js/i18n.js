@@ -1,0 +1,229 @@
+// Interface strings in English and Slovenian; the choice is remembered.
+const STRINGS = {
+  en: {
+    signin: "Sign in", register: "Register", guest: "Play as guest", username: "Username", password: "Password",
+    lobby: "Lobby", newTable: "New table", variant: "Game", tressette: "Tressette", kifameno: "Kifameno",
+    opponent: "Opponent", anyone: "Anyone", bot: "Bot", invite: "Private (invite link)", level: "Bot level",
+    beginner: "beginner", novice: "novice", easy: "easy", normal: "normal", strong: "strong", master: "master",
+    botPool: "Bot pool", botsConnected: "bots connected", botTurns: "turns being thought about", botSlots: "of",
+    botTurnsWaiting: "turns waiting for a bot", create: "Open table", join: "Join", watch: "Watch",
+    noTables: "No open tables yet: open one!", players: "Players", status: "Status",
+    waiting: "waiting", playing: "playing", finished: "finished", closed: "closed",
+    waitingOpponent: "Waiting for an opponent…", inviteLink: "Send this link to your opponent:",
+    yourTurn: "Your turn", theirTurn: "Opponent's turn", you: "You", opponentLabel: "Opponent",
+    stock: "Stock", points: "points", lastTrick: "Last trick", hideLastTrick: "Hide last trick",
+    youDrew: "You drew", theyDrew: "Opponent drew", drawnCards: "Drawn cards", youWin: "You win!", youLose: "You lose.",
+    rematch: "Rematch", leave: "Leave", yourPile: "Your pile", theirPile: "Opponent's pile",
+    reasonTimeout: "ran out of time", reasonLeft: "left the table", chat: "Chat", send: "Send",
+    reconnecting: "Connection lost: reconnecting…", spectator: "You are watching", signOut: "Sign out",
+    mustFollow: "You must follow suit", seconds: "s", rematchAsked: "Rematch requested",
+    // the table: the game named, tricks taken, presence, seats, leaving (params in {braces})
+    goal_tressette: "most points wins", goal_kifameno: "fewest points win", rules: "Rules", close: "Close",
+    youTookTrick: "You took the trick", theyTookTrick: "{name} took the trick", lastTrickBonus: "with the last-trick bonus",
+    skipHint: "Click or press a key to go on", theirTurnNamed: "{name}'s turn", waitFor: "Not your turn: {name} plays.",
+    yourHand: "Your hand", handOf: "{name}'s hand", tableCards: "Cards on the table", faceDown: "face-down card",
+    away: "{name} lost the connection: {seconds} s to come back", awayNoClock: "{name} lost the connection",
+    isBack: "{name} is back", seatMoved: "This game is now open in another tab or device.", playHere: "Play here",
+    leaveConfirm: "Leave the table? You lose this deal.", leaveForfeit: "Leave and lose", stay: "Stay",
+    leftTable: "You left the table.", watching: "You are watching {a} and {b}", matchScore: "Deals won",
+    finalScore: "Points", exactScore: "exact", replayLink: "Replay and analysis", dealOf: "deal {n}",
+    online: "{n} online", playBot: "Play the bot", botStarting: "The bot is starting…", inProgress: "Games in progress",
+    openTables: "Open tables", yourTables: "Your tables", backToTable: "Back to the table", nobodyPlaying: "No games in progress.",
+    moreOptions: "More options", registerGuest: "Register to keep your games and rating",
+    registerKeep: "Register", registered: "Welcome, {name}: your games and rating are yours to keep.",
+    signedOut: "Signed out.", noSuchGame: "There is no game with that number.",
+    // the server's refusals and notices, by code
+    err_not_in_hand: "{card} is not in your hand.", err_must_follow: "You must follow suit: play {suit}.",
+    err_bad_card: "That is not a card.", err_not_your_turn: "It is not your turn.", err_no_table: "This table is gone.",
+    err_no_bot: "No bot is connected yet for that level; try again in a moment.", err_table_full: "Both seats are taken; you may watch.",
+    err_bad_invite: "The invite link is wrong.", err_not_seated: "You are not playing at this table.",
+    err_rate_limited: "Slow down: too many messages.", err_game_over: "This deal is over.",
+    err_too_many_tables: "You have {limit} {status} tables already: finish or leave one first.",
+    err_auth_failed: "Your session has ended: please sign in again.",
+    err_too_large: "That message is too long.", err_internal: "The server could not do that; try again.",
+    err_bad_message: "The server did not understand that.",
+    err_too_many_tables: "You already have {limit} tables like this: finish or leave one first.",
+    err_auth_failed: "Your sign-in has expired: sign in again.",
+    notice_no_bot: "No bot is connected: the bot plays as soon as one connects.",
+    notice_bots_busy: "Every bot is busy: the bot plays as soon as one is free.",
+    // statistics, replays, admin
+    leaderboard: "Leaderboard", myProfile: "My profile", admin: "Admin", player: "Player", games: "Games",
+    wins: "Wins", winShare: "Win share", pointsTotal: "Points", rating: "Rating", minGames: "Min. games",
+    sortBy: "Sort by", noPlayers: "No players with that many games yet.", totals: "Totals",
+    recentGames: "Recent games", noGamesYet: "No finished games yet.", ended: "Ended", started: "Started",
+    score: "Score", result: "Result", won: "won", lost: "lost", replay: "Replay", versus: "vs",
+    role_guest: "guest", role_bot: "bot", role_admin: "admin", role_player: "player",
+    reason: "Reason", reason_finished: "played out", reason_timeout: "ran out of time", reason_left: "left the table",
+    err401: "Sign in first", err403: "Not allowed", err404: "Not found", errOther: "Error",
+    move: "Move", firstMove: "First move", stepBack: "Step back", stepForward: "Step forward", lastMove: "Last move",
+    replayKeys: "Keys ← → step through the game, Home and End jump to its ends.", plays: "plays",
+    tricks: "Tricks", winner: "Winner", drew: "drew", copyRecord: "Copy text record",
+    copied: "Copied to the clipboard.", copyByHand: "Select the text below to copy it.",
+    exportMoves: "Export moves", format: "Format", any: "any", dateFrom: "From (date)", dateTo: "To (date)",
+    minWinShare: "Min. win share (0–1)", minRating: "Min. rating", download: "Download", working: "Working…",
+    downloaded: "Downloaded", bytes: "bytes", searchGames: "Search games", search: "Search",
+    noGames: "No games.", aggregates: "Statistics", gamesPerDay: "Games per day", day: "Day",
+    pointsByVariant: "Average points by game", avgWinner: "Winner's points", avgLoser: "Loser's points",
+    botWinRates: "Bot win rates", opponents: "Against", opp_bots: "bots", opp_people: "people",
+    botSeries: "Bot-versus-bot series", levelA: "Level A", levelB: "Level B", startSeries: "Start the series",
+    seriesStarted: "Series started at table",
+    // post-game analysis (web/js/analysis.js)
+    an_title: "Analysis", an_queued: "Analysis in progress (position {n} in the queue)",
+    an_running: "Analysis in progress: a bot is working on it…",
+    an_no_bot: "No analysis bot is connected right now: the game waits for one.",
+    an_none: "This game has not been analysed yet.", an_failed: "The analysis failed: {error}",
+    an_request: "Request analysis", an_rerun: "Analyse again", an_rerun_newer: "Analyse again (a newer bot is available)",
+    an_accuracy: "accuracy", an_avg_loss: "Average loss per card", an_inaccuracies: "inaccuracies",
+    an_mistakes: "mistakes", an_blunders: "blunders", an_best: "Best", an_lost: "lost {points}",
+    an_label_best: "best", an_label_good: "good", an_label_inaccuracy: "inaccuracy", an_label_mistake: "mistake",
+    an_label_blunder: "blunder", an_kind_threw_win: "threw away a win", an_kind_missed_win: "missed a win",
+    an_graph_points: "{name}: expected final points", an_graph_win: "{name}: chance to win",
+    an_metric_points: "Points", an_metric_win: "Win chance", an_moves: "Moves and their marks",
+    an_cards: "Each card's expected final points", an_pick: "The deal is over: pick a move above to see it.",
+    an_explain: "A card's loss is how many points (3 thirds = 1 point) its player can expect to end with fewer than with the best card.",
+    an_version: "Analysed by bot {v}.", an_profile: "Accuracy",
+    an_status_queued: "queued", an_status_running: "running", an_status_done: "done", an_status_failed: "failed",
+  },
+  sl: {
+    signin: "Prijava", register: "Registracija", guest: "Igraj kot gost", username: "Uporabniško ime",
+    password: "Geslo", lobby: "Preddverje", newTable: "Nova miza", variant: "Igra", tressette: "Tressette",
+    kifameno: "Kifameno", opponent: "Nasprotnik", anyone: "Kdorkoli", bot: "Robot", invite: "Zasebno (povezava)",
+    level: "Raven robota", beginner: "začetnik", novice: "novinec", easy: "lahka", normal: "srednja",
+    strong: "močna", master: "mojster", botPool: "Roboti", botsConnected: "povezanih robotov",
+    botTurns: "potez v razmisleku", botSlots: "od", botTurnsWaiting: "potez čaka na robota", create: "Odpri mizo",
+    join: "Pridruži se", watch: "Glej", noTables: "Ni odprtih miz: odpri eno!", players: "Igralca",
+    status: "Stanje", waiting: "čaka", playing: "igra", finished: "končano", closed: "zaprto",
+    waitingOpponent: "Čakamo nasprotnika…", inviteLink: "Pošlji to povezavo nasprotniku:",
+    yourTurn: "Na potezi si", theirTurn: "Na potezi je nasprotnik", you: "Ti", opponentLabel: "Nasprotnik",
+    stock: "Kup", points: "točk", lastTrick: "Zadnji štih", hideLastTrick: "Skrij zadnji štih",
+    youDrew: "Vzel si", theyDrew: "Nasprotnik je vzel", drawnCards: "Vzeti karti", youWin: "Zmagal si!", youLose: "Izgubil si.",
+    rematch: "Nova igra", leave: "Zapusti", yourPile: "Tvoj kup", theirPile: "Nasprotnikov kup",
+    reasonTimeout: "je zmanjkalo časa", reasonLeft: "je zapustil mizo", chat: "Klepet", send: "Pošlji",
+    reconnecting: "Povezava prekinjena: ponovno povezovanje…", spectator: "Gledaš igro", signOut: "Odjava",
+    mustFollow: "Slediti moraš barvi", seconds: "s", rematchAsked: "Nova igra zahtevana",
+    goal_tressette: "zmaga več točk", goal_kifameno: "zmaga manj točk", rules: "Pravila", close: "Zapri",
+    youTookTrick: "Vzel si štih", theyTookTrick: "{name} je vzel štih", lastTrickBonus: "z bonusom za zadnji štih",
+    skipHint: "Klikni ali pritisni tipko za nadaljevanje", theirTurnNamed: "Na potezi je {name}",
+    waitFor: "Nisi na potezi: igra {name}.", yourHand: "Tvoje karte", handOf: "Karte: {name}",
+    tableCards: "Karte na mizi", faceDown: "skrita karta",
+    away: "{name} je izgubil povezavo: še {seconds} s za vrnitev", awayNoClock: "{name} je izgubil povezavo",
+    isBack: "{name} je spet tu", seatMoved: "Ta igra je zdaj odprta v drugem zavihku ali napravi.", playHere: "Igraj tukaj",
+    leaveConfirm: "Zapustiš mizo? To igro izgubiš.", leaveForfeit: "Zapusti in izgubi", stay: "Ostani",
+    leftTable: "Zapustil si mizo.", watching: "Gledaš igro: {a} in {b}", matchScore: "Dobljene igre",
+    finalScore: "Točke", exactScore: "natančno", replayLink: "Posnetek in analiza", dealOf: "igra {n}",
+    online: "povezanih: {n}", playBot: "Igraj proti robotu", botStarting: "Robot se zaganja…", inProgress: "Igre v teku",
+    openTables: "Odprte mize", yourTables: "Tvoje mize", backToTable: "Nazaj za mizo", nobodyPlaying: "Ni iger v teku.",
+    moreOptions: "Več možnosti", registerGuest: "Registriraj se in obdrži svoje igre in oceno",
+    registerKeep: "Registriraj se", registered: "Dobrodošel, {name}: igre in ocena ostanejo tvoje.",
+    signedOut: "Odjavljen si.", noSuchGame: "Igre s to številko ni.",
+    err_not_in_hand: "{card} ni med tvojimi kartami.", err_must_follow: "Slediti moraš barvi: igraj {suit}.",
+    err_bad_card: "To ni karta.", err_not_your_turn: "Nisi na potezi.", err_no_table: "Te mize ni več.",
+    err_no_bot: "Za to raven še ni povezanega robota; poskusi čez trenutek.",
+    err_table_full: "Obe mesti sta zasedeni; igro lahko gledaš.", err_bad_invite: "Povezava povabila ni pravilna.",
+    err_not_seated: "Za to mizo ne igraš.", err_rate_limited: "Počasneje: preveč sporočil.",
+    err_too_many_tables: "Odprtih miz imaš že {limit}: najprej končaj ali zapusti eno.",
+    err_auth_failed: "Seja je potekla: prijavi se znova.",
+    err_game_over: "Ta igra je končana.", err_too_large: "Sporočilo je predolgo.",
+    err_internal: "Strežnik tega ni mogel narediti; poskusi znova.", err_bad_message: "Strežnik sporočila ni razumel.",
+    err_too_many_tables: "Takih miz imaš že {limit}: najprej končaj ali zapusti eno.",
+    err_auth_failed: "Prijava je potekla: prijavi se znova.",
+    notice_no_bot: "Noben robot ni povezan: robot bo igral, ko se poveže.",
+    notice_bots_busy: "Vsi roboti so zasedeni: robot bo igral, ko se kateri sprosti.",
+    // statistika, posnetki iger, skrbnik
+    leaderboard: "Lestvica", myProfile: "Moj profil", admin: "Skrbnik", player: "Igralec", games: "Igre",
+    wins: "Zmage", winShare: "Delež zmag", pointsTotal: "Točke", rating: "Ocena", minGames: "Najmanj iger",
+    sortBy: "Razvrsti po", noPlayers: "Še ni igralcev s toliko igrami.", totals: "Skupaj",
+    recentGames: "Zadnje igre", noGamesYet: "Še ni končanih iger.", ended: "Konec", started: "Začetek",
+    score: "Izid", result: "Rezultat", won: "zmaga", lost: "poraz", replay: "Posnetek", versus: "proti",
+    role_guest: "gost", role_bot: "robot", role_admin: "skrbnik", role_player: "igralec",
+    reason: "Razlog", reason_finished: "odigrano do konca", reason_timeout: "je zmanjkalo časa",
+    reason_left: "je zapustil mizo",
+    err401: "Najprej se prijavi", err403: "Ni dovoljeno", err404: "Ni najdeno", errOther: "Napaka",
+    move: "Poteza", firstMove: "Prva poteza", stepBack: "Korak nazaj", stepForward: "Korak naprej",
+    lastMove: "Zadnja poteza", replayKeys: "Tipki ← → premikata po igri, Home in End skočita na začetek in konec.",
+    plays: "igra", tricks: "Štihi", winner: "Zmagovalec", drew: "je vzel", copyRecord: "Kopiraj zapis igre",
+    copied: "Kopirano v odložišče.", copyByHand: "Označi spodnje besedilo in ga kopiraj.",
+    exportMoves: "Izvoz potez", format: "Oblika", any: "vse", dateFrom: "Od (datum)", dateTo: "Do (datum)",
+    minWinShare: "Najmanjši delež zmag (0–1)", minRating: "Najmanjša ocena", download: "Prenesi",
+    working: "Delam…", downloaded: "Preneseno", bytes: "bajtov", searchGames: "Iskanje iger", search: "Išči",
+    noGames: "Ni iger.", aggregates: "Statistika", gamesPerDay: "Igre na dan", day: "Dan",
+    pointsByVariant: "Povprečne točke po igri", avgWinner: "Točke zmagovalca", avgLoser: "Točke poraženca",
+    botWinRates: "Uspešnost robotov", opponents: "Proti", opp_bots: "robotom", opp_people: "ljudem",
+    botSeries: "Serija robot proti robotu", levelA: "Raven A", levelB: "Raven B", startSeries: "Začni serijo",
+    seriesStarted: "Serija se je začela za mizo",
+    // analiza igre (web/js/analysis.js)
+    an_title: "Analiza", an_queued: "Analiza poteka ({n}. mesto v čakalni vrsti)",
+    an_running: "Analiza poteka: robot jo računa…",
+    an_no_bot: "Trenutno ni povezan noben robot za analize: igra čaka nanj.",
+    an_none: "Ta igra še ni analizirana.", an_failed: "Analiza ni uspela: {error}",
+    an_request: "Zahtevaj analizo", an_rerun: "Analiziraj znova", an_rerun_newer: "Analiziraj znova (na voljo je novejši robot)",
+    an_accuracy: "natančnost", an_avg_loss: "Povprečna izguba na karto", an_inaccuracies: "nenatančnosti",
+    an_mistakes: "napake", an_blunders: "hude napake", an_best: "Najboljša", an_lost: "izguba {points}",
+    an_label_best: "najboljša", an_label_good: "dobra", an_label_inaccuracy: "nenatančna", an_label_mistake: "napaka",
+    an_label_blunder: "huda napaka", an_kind_threw_win: "zapravljena zmaga", an_kind_missed_win: "zamujena zmaga",
+    an_graph_points: "{name}: pričakovane končne točke", an_graph_win: "{name}: možnost zmage",
+    an_metric_points: "Točke", an_metric_win: "Možnost zmage", an_moves: "Poteze in njihove ocene",
+    an_cards: "Pričakovane končne točke za vsako karto", an_pick: "Igra je končana: izberi potezo zgoraj.",
+    an_explain: "Izguba karte je, za koliko točk (3 tretjine = 1 točka) manj lahko njen igralec pričakuje na koncu kot z najboljšo karto.",
+    an_version: "Analiziral robot {v}.", an_profile: "Natančnost",
+    an_status_queued: "v vrsti", an_status_running: "poteka", an_status_done: "narejena", an_status_failed: "ni uspela",
+  },
+};
+
+let lang = localStorage.getItem("treset.lang") || (navigator.language || "en").slice(0, 2);
+if (!(lang in STRINGS)) lang = "en";
+
+/** Return the string ``key`` in the current language, with ``{name}`` replaced by ``params.name``. */
+export function t(key, params = null) {
+  const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
+  return params ? text.replace(/\{(\w+)\}/g, (all, name) => (name in params ? String(params[name]) : all)) : text;
+}
+
+// Card names as players say them: "Ace of Cups" / "as kop" (the suit in the genitive in Slovenian).
+const RANKS = {
+  en: { "3": "Three", "2": "Two", AS: "Ace", KRALJ: "King", KAVAL: "Knight", FANT: "Jack", "7": "Seven", "6": "Six",
+    "5": "Five", "4": "Four" },
+  sl: { "3": "trojka", "2": "dvojka", AS: "as", KRALJ: "kralj", KAVAL: "kaval", FANT: "fant", "7": "sedmica",
+    "6": "šestica", "5": "petica", "4": "štirica" },
+};
+const SUITS = {
+  en: { K: "Cups", D: "Coins", S: "Swords", B: "Batons" },
+  sl: { K: "kope", D: "dinari", S: "špade", B: "baštoni" },
+};
+const SUITS_OF = { sl: { K: "kop", D: "dinarjev", S: "špad", B: "baštonov" } };
+
+/** Return the name of the card written ``"D AS"`` in the current language (e.g. "Ace of Coins", "as dinarjev"). */
+export function cardName(card) {
+  const [suit, rank] = String(card).split(" ");
+  if (!(rank in RANKS.en) || !(suit in SUITS.en)) return String(card);
+  if (lang === "sl") return `${RANKS.sl[rank]} ${SUITS_OF.sl[suit]}`;
+  return `${RANKS.en[rank]} of ${SUITS.en[suit]}`;
+}
+
+/** Return the name of a suit letter (K, D, S, B) in the current language. */
+export function suitName(suit) {
+  return SUITS[lang][suit] ?? SUITS.en[suit] ?? String(suit);
+}
+
+/** Return points counted in thirds as players write them: 11 -> "3⅔", 1 -> "⅓", 0 -> "0". */
+export function points(thirds) {
+  const whole = Math.floor(thirds / 3);
+  const part = ["", "⅓", "⅔"][thirds % 3];
+  return whole === 0 && part ? part : `${whole}${part}`;
+}
+
+/** Return the name of ``value`` (under ``prefix``, e.g. tx("reason", "left")), or the value itself when unnamed. */
+export function tx(prefix, value) {
+  const key = prefix ? `${prefix}_${value}` : value;
+  return STRINGS[lang][key] ?? STRINGS.en[key] ?? String(value);
+}
+
+export function currentLang() {
+  return lang;
+}
+
+export function setLang(next) {
+  lang = next in STRINGS ? next : "en";
+  localStorage.setItem("treset.lang", lang);
+  document.documentElement.lang = lang;
+}

@@ -1,0 +1,73 @@
+// What the page knows live from the server (the socket's messages), shared by the lobby and the table views.
+import { cardName, suitName, t } from "./i18n.js";
+
+export const live = {
+  socket: null,
+  lobby: [], // public tables: open ones and games in progress
+  online: 0, // people connected
+  botLevels: null, // levels a connected bot serves now (null: not told yet)
+  botRatings: {}, // each level's measured rating, as the bots announce it (agent/levels.py)
+  seats: [], // [{table_id, seat, status}]: tables where this account is seated (from `welcome`)
+  tables: {}, // id -> the table snapshot shown (see table.js: trick holds delay it)
+  chat: {}, // id -> chat lines
+  moved: new Set(), // tables whose seat another tab or device took over
+  invites: {}, // id -> the invite code of a private table opened by a #/join link (to watch it when full)
+  left: new Set(), // tables this page left: their late messages are ignored
+  confirmLeave: null, // the table whose "leave?" question is open
+  showLast: false, // the last trick shown under the table (reset on every route change)
+  draft: "", // the chat line being typed (survives re-renders)
+  form: { variant: "tressette", opponent: "anyone", level: "normal" },
+  upgrade: { open: false, username: "", password: "" }, // a guest's registration form, as typed
+};
+
+let redraw = () => {};
+
+/** Set the function that redraws the page (app.js). */
+export function onRedraw(fn) {
+  redraw = fn;
+}
+
+/** Redraw the page from `live`. */
+export function rerender() {
+  redraw();
+}
+
+/** Send a message on the socket (queued while it reconnects). */
+export function send(msg) {
+  if (["open_table", "join_table", "watch_table", "create_table"].includes(msg.type) && msg.table_id) live.left.delete(msg.table_id);
+  live.socket?.send(msg);
+}
+
+/** Show a short message at the bottom of the page. */
+export function toast(text, ms = 3000) {
+  const box = document.getElementById("toast");
+  box.textContent = text;
+  box.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { box.hidden = true; }, ms);
+}
+
+/** Tell screen readers something that just happened (a polite live region outside the redrawn page). */
+export function announce(text) {
+  const box = document.getElementById("announce");
+  if (box && box.textContent !== text) box.textContent = text;
+}
+
+/** Return a server `error` message in the page's language: its code and parameters, the cards by their names. */
+export function errorText(m) {
+  const p = m.params ?? {};
+  const code = m.code === "illegal_card" ? (p.reason ?? "bad_card") : m.code;
+  const params = { ...p, card: p.card ? cardName(p.card) : "", suit: p.suit ? suitName(p.suit) : "" };
+  const key = `err_${code}`;
+  const text = t(key, params);
+  return text === key ? t("err_bad_message") : text;
+}
+
+/** Return a table's `notice` (`{code, message}`, or an older plain sentence) in the page's language. */
+export function noticeText(notice) {
+  if (!notice) return null;
+  if (typeof notice === "string") return notice;
+  const key = `notice_${notice.code}`;
+  const text = t(key);
+  return text === key ? notice.message : text;
+}

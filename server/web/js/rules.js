@@ -1,0 +1,78 @@
+// The rules of both games in a dialog, reachable from the lobby and the table (../shared/RULES.md in brief).
+import { cardEl } from "./cards.js";
+import { h } from "./dom.js";
+import { currentLang, t } from "./i18n.js";
+
+// The strength order, strongest first, shown as cards of one suit.
+const ORDER = ["3", "2", "AS", "KRALJ", "KAVAL", "FANT", "7", "6", "5", "4"];
+
+const TEXT = {
+  en: {
+    title: "How to play",
+    cards: "40 Italian cards: four suits (Cups, Coins, Swords, Batons) of ten. Two players.",
+    strength: "Strength inside a suit, strongest first:",
+    points: "Card points: the Ace is worth 1 point; the 3, 2, King, Knight and Jack ⅓ each; the 7, 6, 5 and 4 nothing. "
+      + "Whoever takes the last trick gets 1 point more. A deal holds 11⅔ points; at the end the thirds are dropped "
+      + "(11 in all), so \"3⅔\" counts as 3.",
+    play: "Each player gets 10 cards; the other 20 are the stock. The leader plays any card; the other player must "
+      + "follow suit if they can, otherwise plays any card. The higher card of the suit led takes the trick (a card "
+      + "of another suit never wins), and the trick's winner leads next.",
+    stock: "While the stock lasts, after each trick the winner draws the top card, then the other player draws. "
+      + "Every drawn card is shown to the opponent. Once the stock is empty, the last 10 tricks are played with every "
+      + "card known.",
+    tressette: "Tressette: the player with more points wins (at least 6 of 11).",
+    kifameno: "Kifameno (Ciapano, \"who takes less\"): the same play, but the player with fewer points wins.",
+    keys: "At the table, keys 1–9 and 0 play your first to tenth playable card; a click or a key skips the pause "
+      + "after a trick.",
+  },
+  sl: {
+    title: "Kako se igra",
+    cards: "40 italijanskih kart: štiri barve (kope, dinari, špade, baštoni) po deset. Igrata dva igralca.",
+    strength: "Moč v barvi, od najmočnejše:",
+    points: "Točke kart: as velja 1 točko; trojka, dvojka, kralj, kaval in fant po ⅓; sedmica, šestica, petica in "
+      + "štirica nič. Kdor vzame zadnji štih, dobi še 1 točko. V igri je 11⅔ točke; na koncu se tretjine ne štejejo "
+      + "(skupaj 11), zato \"3⅔\" šteje kot 3.",
+    play: "Vsak igralec dobi 10 kart; ostalih 20 je kup. Kdor začne, igra katerokoli karto; drugi mora slediti barvi, "
+      + "če jo ima, sicer igra katerokoli. Štih vzame višja karta barve, ki je bila igrana prva (karta druge barve "
+      + "nikoli ne zmaga), in kdor vzame štih, začne naslednjega.",
+    stock: "Dokler je kup, po vsakem štihu zmagovalec vzame vrhnjo karto, nato še drugi igralec. Vsaka vzeta karta "
+      + "se pokaže nasprotniku. Ko kupa zmanjka, se zadnjih 10 štihov igra z znanimi kartami.",
+    tressette: "Tressette: zmaga igralec z več točkami (vsaj 6 od 11).",
+    kifameno: "Kifameno (Ciapano, \"kdo vzame manj\"): enaka igra, a zmaga igralec z manj točkami.",
+    keys: "Za mizo tipke 1–9 in 0 odigrajo prvo do deseto karto, ki jo smeš igrati; klik ali tipka preskoči premor po "
+      + "štihu.",
+  },
+};
+
+/** Return the rules as a section (in the current language; ``variant`` first when given). */
+export function rulesContent(variant = null) {
+  const x = TEXT[currentLang()] ?? TEXT.en;
+  const goals = variant === "kifameno" ? [x.kifameno, x.tressette] : [x.tressette, x.kifameno];
+  return h("div", { class: "rules-text" },
+    h("p", {}, x.cards),
+    h("p", {}, x.strength),
+    h("div", { class: "hand rules-order" }, ORDER.map((rank) => cardEl(`D ${rank}`, { small: true }))),
+    h("p", {}, x.points), h("p", {}, x.play), h("p", {}, x.stock),
+    goals.map((g) => h("p", { class: "goal" }, g)),
+    h("p", { class: "hint" }, x.keys));
+}
+
+/** Open the rules dialog (``variant``'s goal first); Escape or the close button shut it. */
+export function openRules(variant = null) {
+  document.getElementById("rules-dialog")?.remove();
+  const close = () => dialog.close();
+  const dialog = h("dialog", { id: "rules-dialog", class: "rules", "aria-labelledby": "rules-title" },
+    h("div", { class: "row rules-head" },
+      h("h2", { id: "rules-title" }, (TEXT[currentLang()] ?? TEXT.en).title),
+      h("button", { type: "button", class: "ghost", id: "rules-close", onclick: close }, t("close"))),
+    rulesContent(variant));
+  dialog.addEventListener("close", () => dialog.remove());
+  dialog.addEventListener("click", (e) => { if (e.target === dialog) close(); }); // a click beside the panel
+  document.body.append(dialog);
+  dialog.showModal();
+}
+
+/** Return a "Rules" button that opens the dialog. */
+export function rulesButton(variant = null) {
+  return h("button", { type: "button", class: "ghost small", id: "rules-open", onclick: () => openRules(variant) }, t("rules"));
+}

@@ -1,0 +1,55 @@
+"""docker-compose.yml, read (no Docker engine here): its services fit together and say how to run them by hand."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import yaml
+
+from tests.conftest import ROOT
+from treset.cli import COMMANDS
+
+COMPOSE = ROOT / "docker-compose.yml"
+
+
+def _services() -> dict[str, Any]:
+    services: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())["services"]
+    return services
+
+
+def test_the_services_fit_together() -> None:
+    """Dependencies exist, the schema is migrated once, and only the proxy is published."""
+    services = _services()
+    assert {"db", "redis", "migrate", "server", "proxy", "agent"} <= set(services)
+    for name, service in services.items():
+        for needed in service.get("depends_on", {}):
+            assert needed in services, f"{name} depends on a missing service {needed}"
+        assert name == "proxy" or "ports" not in service, f"{name} is reachable only through the proxy"
+    assert services["server"]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+    assert "--no-migrate" in services["server"]["command"]  # replicas must not race on the schema
+    assert services["migrate"]["environment"] == services["server"]["environment"]
+    mounts = [v.split(":") for v in services["proxy"]["volumes"]]
+    assert ["./deploy/nginx.conf", "/etc/nginx/conf.d/default.conf", "ro"] in mounts
+    assert (ROOT / "deploy" / "nginx.conf").is_file()  # run by tests/deploy/test_proxy.py
+
+
+def test_the_commands_exist() -> None:
+    """Each ``treset`` command of a service is a real sub-command with real options."""
+    for name, service in _services().items():
+        command = service.get("command")
+        if not command or command[0] != "treset":
+            continue
+        assert command[1] in COMMANDS, f"{name}: no 'treset {command[1]}'"
+        usage = subprocess.run([sys.executable, "-m", "treset.cli", command[1], "--help"], capture_output=True,
+                               text=True, check=True, cwd=ROOT).stdout
+        for option in (arg for arg in command[2:] if arg.startswith("--")):
+            assert option in usage, f"{name}: 'treset {command[1]}' has no {option}"
+
+
+def test_every_service_is_documented_by_hand() -> None:
+    """The file's header says how to start each service without Docker."""
+    header = COMPOSE.read_text().split("\nservices:", 1)[0]
+    for name in _services():
+        assert f"#   {name}:" in header, f"the header does not say how to run {name} by hand"

@@ -1,0 +1,213 @@
+"""The game service in-process: the store and the transport in memory, no server, no database.
+
+These run in milliseconds; the same behaviour through the real app and PostgreSQL is in the
+other server tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from server.game.analysis import AnalysisQueue
+from server.game.hub import Connection, Hub
+from server.game.records import MemoryStore
+from server.game.transport import MemoryTransport
+from server.settings import Settings
+from tressette import card_name, parse_card
+
+
+class NoAnalysis(AnalysisQueue):
+    """The analysis queue without a database: it only notes the deals that ended."""
+
+    def __init__(self) -> None:
+        super().__init__(sessions=_no_database)
+        self.ended: list[int | None] = []
+
+    def deal_ended(self, game_id: int) -> None:
+        self.ended.append(game_id)
+
+    def restore(self) -> int:
+        return 0
+
+
+def _no_database() -> Any:
+    raise AssertionError("the game service's tests have no database")
+
+
+def make_hub(store: MemoryStore | None = None) -> Hub:
+    return Hub(Settings(database_url="sqlite://", ws_rate_per_s=1000, ws_rate_burst=1000), store or MemoryStore(),
+               NoAnalysis())
+
+
+async def player(hub: Hub, user_id: int, name: str) -> tuple[Connection, MemoryTransport]:
+    transport = MemoryTransport()
+    conn = Connection(send_text=transport.send_text, user_id=user_id, username=name, role="guest",
+                      close_socket=transport.close)
+    await hub.connect(conn)
+    return conn, transport
+
+
+async def send(hub: Hub, conn: Connection, **msg: Any) -> None:
+    await hub.handle(conn, json.dumps(msg))
+
+
+def last_table(transport: MemoryTransport) -> dict[str, Any]:
+    return transport.of_type("table")[-1]["table"]
+
+
+async def two_players(hub: Hub) -> tuple[str, list[tuple[Connection, MemoryTransport]]]:
+    """Open a private table and seat two guests; return its id and the two (connection, transport)."""
+    a = await player(hub, 1, "ann")
+    b = await player(hub, 2, "bob")
+    await send(hub, a[0], type="create_table", variant="tressette", opponent="invite")
+    t = last_table(a[1])
+    await send(hub, b[0], type="join_table", table_id=t["id"], invite=t["invite"])
+    assert last_table(b[1])["status"] == "playing"
+    return t["id"], [a, b]
+
+
+def test_a_whole_deal_is_stored_then_told() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        table_id, seats = await two_players(hub)
+        table = hub.tables[table_id]
+        for _ in range(40):
+            conn, _, card = _mover(hub, table_id, seats)
+            before = len(store.moves[table.game_id or 0])
+            await send(hub, conn, type="play", table_id=table_id, card=card)
+            assert len(store.moves[table.game_id or 0]) == before + 1
+        assert table.status == "finished"
+        game_id = table.game_id or 0
+        assert [m["move_number"] for m in store.moves[game_id]] == list(range(40))
+        assert store.ends[game_id].reason == "finished" and store.ends[game_id].analyse
+        for _, transport in seats:
+            assert last_table(transport)["status"] == "finished"
+            assert not transport.of_type("error")
+        assert hub.analysis.ended == [game_id]  # type: ignore[attr-defined]
+
+    asyncio.run(main())
+
+
+def _mover(hub: Hub, table_id: str, seats: list[tuple[Connection, MemoryTransport]]
+           ) -> tuple[Connection, MemoryTransport, str]:
+    table = hub.tables[table_id]
+    assert table.deal is not None
+    seat = table.deal.to_move
+    s = table.seats[seat]
+    assert s is not None
+    conn, transport = next(p for p in seats if p[0].user_id == s.user_id)
+    return conn, transport, card_name(table.deal.legal_moves()[0])
+
+
+def test_a_refused_write_refuses_the_move_and_changes_nothing() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        table_id, seats = await two_players(hub)
+        table = hub.tables[table_id]
+        conn, transport, card = _mover(hub, table_id, seats)
+        before = {"moves": table.move_number, "hand": table.snapshot(table.seat_of(conn.user_id))["view"]["hand"]}
+        told = [len(t.of_type("table")) for _, t in seats]
+        store.fail = 1
+        await send(hub, conn, type="play", table_id=table_id, card=card)
+        assert transport.of_type("error")[-1]["code"] == "internal"
+        assert table.move_number == before["moves"] and store.moves[table.game_id or 0] == []
+        assert table.snapshot(table.seat_of(conn.user_id))["view"]["hand"] == before["hand"]
+        assert [len(t.of_type("table")) for _, t in seats] == told  # nobody heard of a move
+        await send(hub, conn, type="play", table_id=table_id, card=card)  # the database is back
+        assert table.move_number == before["moves"] + 1 and len(store.moves[table.game_id or 0]) == 1
+
+    asyncio.run(main())
+
+
+def test_events_wait_for_the_commit_and_the_next_command_waits_for_the_table() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        table_id, seats = await two_players(hub)
+        table = hub.tables[table_id]
+        assert table.deal is not None
+        conn, transport, card = _mover(hub, table_id, seats)
+        other, other_transport = next(p for p in seats if p[0] is not conn)
+        probe = table.deal.copy()
+        probe.play(parse_card(card))
+        answer = card_name(probe.legal_moves()[0])  # legal only once the first card is committed
+        told = len(other_transport.of_type("table"))
+        store.gate = asyncio.Event()
+        first = asyncio.create_task(send(hub, conn, type="play", table_id=table_id, card=card))
+        await asyncio.sleep(0.01)
+        second = asyncio.create_task(send(hub, other, type="play", table_id=table_id, card=answer))
+        await asyncio.sleep(0.01)
+        assert table.move_number == 0 and len(other_transport.of_type("table")) == told  # not told yet
+        assert not first.done() and not second.done()
+        store.gate.set()
+        await asyncio.gather(first, second)
+        assert table.move_number == 2  # the answer was checked against the committed first card
+        assert not other_transport.of_type("error") and not transport.of_type("error")
+        kinds = [m["event"]["kind"] for m in other_transport.of_type("table")[told:]]
+        assert kinds == ["play", "trick"]
+
+    asyncio.run(main())
+
+
+def test_other_tables_go_on_while_one_waits() -> None:
+    async def main() -> None:
+        hub = make_hub()
+        first_id, first_seats = await two_players(hub)
+        # A second pair of players at a second table.
+        c = await player(hub, 3, "cid")
+        d = await player(hub, 4, "dan")
+        await send(hub, c[0], type="create_table", variant="kifameno", opponent="invite")
+        t = last_table(c[1])
+        await send(hub, d[0], type="join_table", table_id=t["id"], invite=t["invite"])
+        second_id = t["id"]
+        lock = hub.tables[first_id].lock
+        await lock.acquire()  # the first table is busy (a move being committed)
+        conn, _, card = _mover(hub, second_id, [c, d])
+        await asyncio.wait_for(send(hub, conn, type="play", table_id=second_id, card=card), 1)
+        assert hub.tables[second_id].move_number == 1
+        lock.release()
+
+    asyncio.run(main())
+
+
+def test_unfinished_deals_come_back_from_the_store() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        table_id, seats = await two_players(hub)
+        for _ in range(5):
+            conn, _, card = _mover(hub, table_id, seats)
+            await send(hub, conn, type="play", table_id=table_id, card=card)
+        old = hub.tables[table_id]
+        assert old.deal is not None
+        again = make_hub(store)
+        assert again.restore() == 1
+        table = again.tables[table_id]
+        assert table.deal is not None and table.move_number == 5
+        assert table.deal.to_move == old.deal.to_move and table.deal.legal_moves() == old.deal.legal_moves()
+        assert all(s is not None and s.disconnected_at is not None for s in table.seats)
+
+    asyncio.run(main())
+
+
+def test_a_forfeit_is_stored_before_it_is_told() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        table_id, seats = await two_players(hub)
+        game_id = hub.tables[table_id].game_id or 0
+        (ann, ann_t), (bob, bob_t) = seats
+        store.fail = 1
+        await send(hub, ann, type="leave_table", table_id=table_id)
+        assert ann_t.of_type("error")[-1]["code"] == "internal"
+        assert hub.tables[table_id].status == "playing" and game_id not in store.ends
+        await send(hub, ann, type="leave_table", table_id=table_id)
+        assert store.ends[game_id].reason == "left" and store.ends[game_id].winner == hub.tables[table_id].seat_of(2)
+        ends = [m for m in bob_t.of_type("table") if (m["event"] or {}).get("kind") == "end"]
+        assert len(ends) == 1 and ends[0]["table"]["result"]["reason"] == "left"
+
+    asyncio.run(main())

@@ -1,0 +1,109 @@
+"""The move writer on SQLite (the embedded default): group commit, order, and a refused write alone."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import sessionmaker
+
+from server.game.records import GameEnd, NewGame
+from server.store import repos
+from server.store.db import make_engine, upgrade
+from server.store.gamestore import SqlGameStore
+from server.store.models import Analysis, Game, Move
+from server.store.movelog import move_fields
+from server.store.writer import MoveWriter
+from tressette import Deal, Variant
+
+
+def _store(url: str) -> tuple[SqlGameStore, MoveWriter, sessionmaker]:  # type: ignore[type-arg]
+    upgrade(url)
+    sessions = sessionmaker(make_engine(url), expire_on_commit=False)
+    writer = MoveWriter(sessions)
+    return SqlGameStore(sessions, writer), writer, sessions
+
+
+def _move(game_id: int, user_id: int, deal: Deal, number: int) -> dict[str, object]:
+    seat = deal.to_move
+    card = deal.legal_moves()[0]
+    row = {"game_id": game_id, "user_id": user_id, "move_number": number, "variant": "tressette",
+           **move_fields(deal, seat, card)}
+    deal.play(card)
+    return row
+
+
+def test_tables_moves_are_committed_in_groups_and_in_order(sqlite_url: str) -> None:
+    store, writer, sessions = _store(sqlite_url)
+    with sessions() as s:
+        a = repos.ensure_user(session=s, username="ann", role="guest")
+        b = repos.ensure_user(session=s, username="bob", role="guest")
+        s.commit()
+        players = (a.id, b.id)
+
+    async def table(n: int) -> int:
+        deal = Deal.new(Variant.TRESSETTE, 0)
+        game_id = await store.start_game(NewGame(f"t{n}", 1, "tressette", "invite", players, None, 0,
+                                                 list(deal.deck)))
+        for number in range(40):
+            row = _move(game_id, players[deal.to_move], deal, number)
+            end = None
+            if deal.is_over:
+                o = deal.outcome()
+                end = GameEnd(game_id, o.points, o.winner, "finished", "tressette", players, analyse=True)
+            await store.record_move(row, end)
+        return game_id
+
+    async def main() -> list[int]:
+        return await asyncio.gather(*(table(n) for n in range(20)))
+
+    game_ids = asyncio.run(main())
+    writer.stop()
+    assert writer.writes == 20 * 41 and writer.batches < writer.writes  # 20 games, 800 moves, grouped
+    with sessions() as s:
+        for game_id in game_ids:
+            numbers = list(s.scalars(select(Move.move_number).where(Move.game_id == game_id).order_by(Move.id)))
+            assert numbers == list(range(40))  # in order, every one
+            game = s.get(Game, game_id)
+            assert game is not None and game.status == "finished"
+            assert s.get(Analysis, game_id) is not None  # queued with the end
+        assert store.unfinished_games() == []
+
+
+def test_a_refused_write_fails_alone(sqlite_url: str) -> None:
+    store, writer, sessions = _store(sqlite_url)
+    with sessions() as s:
+        a = repos.ensure_user(session=s, username="ann", role="guest")
+        s.commit()
+        user_id = a.id
+
+    async def main() -> list[object]:
+        deal = Deal.new(Variant.TRESSETTE, 0)
+        game_id = await store.start_game(NewGame("t", 1, "tressette", "invite", (user_id, user_id), None, 0,
+                                                 list(deal.deck)))
+        good = [_move(game_id, user_id, deal, n) for n in range(3)]
+        bad = dict(good[0], game_id=game_id + 999, move_number=0)  # no such game: the database refuses it
+        return await asyncio.gather(store.record_move(good[0], None), store.record_move(bad, None),
+                                    store.record_move(good[1], None), store.record_move(good[2], None),
+                                    return_exceptions=True)
+
+    results = asyncio.run(main())
+    writer.stop()
+    assert results[0] is None and results[2] is None and results[3] is None
+    assert isinstance(results[1], IntegrityError)
+    with sessions() as s:
+        assert list(s.scalars(select(Move.move_number).order_by(Move.id))) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("stop_twice", [False, True])
+def test_stop_commits_what_is_queued(sqlite_url: str, stop_twice: bool) -> None:
+    store, writer, sessions = _store(sqlite_url)
+    player = asyncio.run(store.bot_account("bot-normal"))
+    writer.stop()
+    if stop_twice:
+        writer.stop()
+    with sessions() as s:
+        assert repos.get_user_by_name(session=s, username="bot-normal") is not None
+    assert player.username == "bot-normal" and player.role == "bot"

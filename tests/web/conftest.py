@@ -1,0 +1,45 @@
+"""Browser fixtures for the web tests: Debian's headless Chromium and fresh contexts, and the screen sizes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+from tests.conftest import ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(os.environ.get("TRESET_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
+DESKTOP = {"width": 1200, "height": 850}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """A headless Debian Chromium (no browser download)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is required: apt-get install chromium")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run",
+            "--disable-component-update", "--disable-sync"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def contexts(browser: Browser) -> Iterator[Callable[..., Page]]:
+    """Return a function opening a page in a new browser context; all are closed after the test."""
+    made: list[BrowserContext] = []
+
+    def new_page(viewport: dict[str, int] = DESKTOP) -> Page:
+        ctx = browser.new_context(viewport=viewport)
+        made.append(ctx)
+        return ctx.new_page()
+
+    yield new_page
+    for ctx in made:
+        ctx.close()
