@@ -195,14 +195,23 @@ def test_phone_in_slovenian_errors_and_leaving(browser: Browser, site: LiveServe
     labels = page.locator("#my-hand .card").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
     assert all(re.fullmatch(r"(trojka|dvojka|as|kralj|kaval|fant|sedmica|šestica|petica|štirica) "
                             r"(kop|dinarjev|špad|baštonov)", x) for x in labels), labels
+    # A deal may hold no position where the player must follow suit with other suits in hand (it may lead
+    # every trick), so up to three deals are played; the page's state is read in one step so that a
+    # snapshot arriving between two reads cannot make the loop play the card it meant to refuse.
     refused = False
-    deadline = time.time() + 90
-    while time.time() < deadline and not refused and page.locator("#summary").count() == 0:
-        dim = page.locator("#my-hand .card.dim")
-        if dim.count() and not page.locator("#trick.held").count():
-            led = page.locator("#trick .card").first.get_attribute("data-card") or ""
-            dim.first.click()
-            suit = {"K": "kope", "D": "dinari", "S": "špade", "B": "baštoni"}[led.split(" ")[0]]
+    deadline = time.time() + 240
+    while time.time() < deadline and not refused:
+        state = page.evaluate("""() => ({
+            held: !!document.querySelector('#trick.held'),
+            dim: document.querySelectorAll('#my-hand .card.dim').length,
+            led: document.querySelector('#trick .card')?.getAttribute('data-card') || '',
+            over: !!document.querySelector('#summary')})""")
+        if state["over"]:
+            page.click("#rematch")
+            expect(page.locator("#summary")).to_have_count(0, timeout=WAIT_MS)
+        elif state["dim"] and not state["held"] and state["led"]:
+            page.locator("#my-hand .card.dim").first.click()
+            suit = {"K": "kope", "D": "dinari", "S": "špade", "B": "baštoni"}[state["led"].split(" ")[0]]
             expect(page.locator("#toast")).to_have_text(f"Slediti moraš barvi: igraj {suit}.")
             _shot(page, "ux-refused-phone-sl")
             refused = True
