@@ -130,6 +130,38 @@ def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'treset.sqlite3'}"
 
 
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    """Yield the URL of an empty Redis: a throwaway ``redis-server``, else ``TEST_REDIS_URL`` or the local one.
+
+    A throwaway server keeps tests apart; a shared one has database 15 flushed before and after.
+    """
+    binary = shutil.which("redis-server")
+    if binary:
+        port = free_port()
+        proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+                                 "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        url = f"redis://127.0.0.1:{port}/0"
+        deadline = time.time() + 10
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            assert proc.poll() is None and time.time() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+        yield url
+        proc.terminate()
+        proc.wait(10)
+        return
+    url = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+    import redis
+
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    yield url
+    client.flushdb()
+    client.close()
+
+
 @dataclass
 class LiveServer:
     """A ``treset serve`` subprocess."""

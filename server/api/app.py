@@ -25,6 +25,7 @@ from server.api.routes_auth import router as auth_router
 from server.api.routes_stats import router as stats_router
 from server.api.security import RejectNul, SecurityHeaders, install_log_redaction, origin_allowed
 from server.game.analysis import AnalysisQueue
+from server.game.cluster import Cluster
 from server.game.hub import MAX_OVERSIZE, Connection, Hub
 from server.protocol import AUTH, error
 from server.settings import Settings, get_settings
@@ -56,7 +57,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 bot = repos.ensure_user(session=session, username="bot", role="bot")
                 repos.issue_token(session=session, user=bot, kind="api", token=settings.bot_token)
                 session.commit()
-        restored = hub.restore()
+        if settings.redis_url:  # one of several processes: it takes only the deals no live process owns
+            hub.cluster = Cluster(hub, settings.redis_url, lease_s=settings.cluster_lease_s)
+            await hub.cluster.start()
+            restored = await hub.cluster.claim_unfinished()
+            hub.analysis.restore()
+            log.info("joined the portal as node %s", hub.cluster.node)
+        else:
+            restored = hub.restore()
         if restored:
             log.info("restored %d unfinished game(s)", restored)
         await hub.resume_bots()  # restored bot turns wait for (and go to) the first bot that connects
@@ -65,6 +73,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             clock.cancel()
+            if hub.cluster:
+                await hub.cluster.stop()  # its tables go to the other processes at once
             await asyncio.to_thread(writer.stop)  # what is queued is committed first
 
     docs = settings.api_docs  # the API's own documentation is for developers (TRESET_API_DOCS=1)

@@ -131,6 +131,8 @@ class AnalysisQueue:
         self.workers: list[Worker] = []
         self.latest_version: str | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.job_prefix = ""
+        """Starts every job id: with several processes (``server.game.cluster``), the process's own id."""
 
     # ----- the bots ----------------------------------------------------------------------
 
@@ -249,7 +251,7 @@ class AnalysisQueue:
             record = self._start(game_id)
             if record is None:
                 continue
-            job = Job(secrets.token_hex(8), game_id, worker, time.monotonic())
+            job = Job(self.job_prefix + secrets.token_hex(8), game_id, worker, time.monotonic())
             self.jobs[job.id] = job  # before the send: a disconnect meanwhile gives it back
             await worker.send(out(Analyse(job=job.id, game_id=game_id, record=record)))
 

@@ -19,14 +19,14 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from server.game.analysis import AnalysisQueue
 from server.game.levels import offered_levels
 from server.game.limits import TokenBucket
-from server.game.records import GameEnd, GameStore, NewGame
+from server.game.records import GameEnd, GameStore, NewGame, SavedGame
 from server.game.tables import Seat, Table
 from server.protocol import (
     CLIENT_MESSAGE,
@@ -40,6 +40,7 @@ from server.protocol import (
     JoinTable,
     LeaveTable,
     Left,
+    LevelInfo,
     Lobby,
     OpenTable,
     Ping,
@@ -70,6 +71,9 @@ from tressette import (
     trick_to_dict,
     view_of,
 )
+
+if TYPE_CHECKING:
+    from server.game.cluster import Cluster
 
 log = logging.getLogger("treset.hub")
 
@@ -110,6 +114,8 @@ class Connection:
     """Messages refused in a row for going too fast; at ``ws_abuse_close`` the socket is closed."""
     lobby_seen: str = ""
     """The last lobby sent to this socket (encoded): an unchanged lobby is not sent again."""
+    node: str | None = None
+    """None for a socket of this process; a client of another process (``server.game.cluster``): that process."""
 
     @property
     def is_bot(self) -> bool:
@@ -152,6 +158,8 @@ class Hub:
         self.analysis = analysis
         self.lobby_dirty = False
         self.lobby_sent_at = 0.0
+        self.cluster: Cluster | None = None
+        """Set when several processes share the portal over Redis (``TRESET_REDIS_URL``)."""
 
     # ----- connections -------------------------------------------------------------------
 
@@ -162,6 +170,8 @@ class Hub:
         ``elsewhere: true`` and ``open_table`` takes it over.
         """
         self.conns.add(conn)
+        if self.cluster:
+            self.cluster.connected(conn)
         mine: list[tuple[Table, int, bool]] = []
         for table in list(self.tables.values()):
             seat = table.seat_of(conn.user_id)
@@ -172,6 +182,9 @@ class Hub:
             mine.append((table, seat, holder is not None and not holder.closed))
         seats = [SeatOut.model_validate({"table_id": t.id, "seat": seat, "status": t.status, "elsewhere": held})
                  for t, seat, held in mine]
+        remote = self.cluster.remote_seats(conn.user_id) if self.cluster else []
+        seats += [SeatOut.model_validate({"table_id": t, "seat": seat, "status": status, "elsewhere": False})
+                  for t, seat, status in remote]
         await conn.send(out(Welcome(user=UserOut(id=conn.user_id, username=conn.username,
                                                  role=conn.role), seats=seats)))  # type: ignore[arg-type]
         conn.lobby_seen = json.dumps(self._lobby())
@@ -180,6 +193,9 @@ class Hub:
             if not held:
                 self._attach(conn, table, seat)
                 await self._broadcast(table, {"kind": "reconnect", "seat": seat})
+        for table_id, _, _ in remote:  # their owners seat it again there, if no live socket holds the seat
+            assert self.cluster is not None
+            self.cluster.reclaim(conn, table_id)
         await self._lobby_changed()  # one more person online
 
     def _attach(self, conn: Connection, table: Table, seat: int) -> None:
@@ -209,6 +225,8 @@ class Hub:
             if table_id in self.tables:
                 self.tables[table_id].spectators = len(self.watchers.get(table_id, ()))
         await self.analysis.connection_lost(conn)  # its analyses go to another bot
+        if self.cluster and conn.node is None:
+            await self.cluster.disconnected(conn)
         if conn in self.bots:
             self.bots.remove(conn)
             for table_id, (turn, bot) in list(self.bot_turns.items()):
@@ -267,6 +285,12 @@ class Hub:
             Play: self._play, Rematch: self._rematch, Chat: self._chat, Ping: self._ping, BotHello: self._bot_hello,
             AnalysisReport: self._analysis_report,
         }[type(msg)]
+        if self.cluster and conn.node is None:  # a table another process owns: its owner handles this
+            target = msg.table_id if isinstance(msg, (*TABLE_COMMANDS, Chat)) else None
+            if target is not None and target not in self.tables and await self.cluster.forward(conn, target, raw):
+                return
+            if isinstance(msg, AnalysisReport) and self.cluster.forward_report(conn, msg.job, raw):
+                return
         table = self.tables.get(msg.table_id) if isinstance(msg, TABLE_COMMANDS) else None
         try:
             if table is None:
@@ -282,10 +306,14 @@ class Hub:
     # ----- lobby and seats ---------------------------------------------------------------
 
     def _lobby(self) -> dict[str, Any]:
-        newest = sorted((t for t in self.tables.values() if t.opponent != "invite"), key=lambda t: -t.created_at)
-        tables = ([t.summary() for t in newest if t.status == "waiting"][:LOBBY_LIMIT]
-                  + [t.summary() for t in newest if t.status == "playing"][:LOBBY_LIMIT])
+        lines = [t.summary() for t in self.tables.values() if t.opponent != "invite"]
+        if self.cluster:
+            lines += self.cluster.remote_summaries()
+        newest = sorted(lines, key=lambda t: -t["created_at"])
+        tables = ([t for t in newest if t["status"] == "waiting"][:LOBBY_LIMIT]
+                  + [t for t in newest if t["status"] == "playing"][:LOBBY_LIMIT])
         online = len({c.user_id for c in self.conns if c.role != "bot" and not c.closed})
+        online += self.cluster.remote_online if self.cluster else 0
         return out(Lobby(tables=tables, online=online, bot_levels=self.health()["bot_levels"],
                          bot_ratings=self.level_ratings))
 
@@ -327,6 +355,8 @@ class Hub:
         if level is not None:
             table.seats[1] = await self._bot_seat(level)  # before the table is listed: a failure leaves none
         self.tables[table.id] = table
+        if self.cluster:
+            await self.cluster.own(table)
         self._attach(conn, table, 0)
         if level is not None:
             async with table.lock:
@@ -351,6 +381,8 @@ class Hub:
         table.seats[0] = await self._bot_seat(level_a)
         table.seats[1] = await self._bot_seat(level_b, second=level_a == level_b)
         self.tables[table.id] = table
+        if self.cluster:
+            await self.cluster.own(table)
         async with table.lock:
             await self._start_deal(table)
         await self._lobby_changed()
@@ -665,14 +697,22 @@ class Hub:
         if conn.role != "bot":
             await conn.send(error("bad_message", "only bot accounts may say bot_hello", msg.type))
             return
+        await self.register_bot(conn, levels=msg.levels, capacity=msg.capacity, analysis=msg.analysis,
+                                level_info=msg.level_info)
+        if self.cluster and conn.node is None:
+            await self.cluster.bot_hello(conn, msg)
+
+    async def register_bot(self, conn: Connection, *, levels: list[str], capacity: int, analysis: int,
+                           level_info: list[LevelInfo]) -> None:
+        """Seat the bot ``conn`` (here or, as a proxy, at another process) for ``levels`` from now on."""
         allowed = self.settings.levels
-        conn.levels = [lv for lv in msg.levels if not allowed or lv in allowed]
-        times = {info.name: info.time_ms for info in msg.level_info}
+        conn.levels = [lv for lv in levels if not allowed or lv in allowed]
+        times = {info.name: info.time_ms for info in level_info}
         for lv in conn.levels:  # the bots' word on their levels (agent/levels.py) outranks the fallback
             self.announced_levels[lv] = times.get(lv, self.announced_levels.get(lv))
-        self.level_ratings |= {i.name: i.rating for i in msg.level_info if i.rating is not None and i.name in conn.levels}
-        conn.capacity = msg.capacity
-        conn.analysis = msg.analysis
+        self.level_ratings |= {i.name: i.rating for i in level_info if i.rating is not None and i.name in conn.levels}
+        conn.capacity = capacity
+        conn.analysis = analysis
         await self.analysis.hello(conn)
         if conn not in self.bots:
             self.bots.append(conn)
@@ -782,21 +822,50 @@ class Hub:
         """Rebuild every unfinished game from the database (deck order + moves); return how many."""
         count = 0
         for game in self.store.unfinished_games():
-            deal = Deal.from_deck(game.deck, Variant(game.variant), game.first_leader)
-            for seat, card in game.moves:
-                deal.play(card, seat)
-            table = Table(id=game.table_id, variant=Variant(game.variant), opponent=game.opponent,
-                          bot_level=game.bot_level, deal=deal, game_id=game.game_id, deal_number=game.deal_number,
-                          status="playing", next_first_leader=1 - game.first_leader)
-            now = time.time()
-            for seat, user in enumerate(game.players):
-                table.seats[seat] = (Seat.bot(user.user_id, user.username) if user.role == "bot" else
-                                     Seat(user.user_id, user.username, is_bot=False, disconnected_at=now))
-            table.deadline = now + self.settings.move_timeout_s
-            self.tables[table.id] = table
+            self.restore_game(game)
             count += 1
         self.analysis.restore()  # queued and running analyses wait for the next analysis bot
         return count
+
+    def restore_game(self, game: SavedGame) -> Table:
+        """Rebuild the table of one stored unfinished deal: its people away (their grace starts now), a fresh clock."""
+        deal = Deal.from_deck(game.deck, Variant(game.variant), game.first_leader)
+        for seat, card in game.moves:
+            deal.play(card, seat)
+        table = Table(id=game.table_id, variant=Variant(game.variant), opponent=game.opponent,
+                      bot_level=game.bot_level, deal=deal, game_id=game.game_id, deal_number=game.deal_number,
+                      status="playing", next_first_leader=1 - game.first_leader)
+        now = time.time()
+        for seat, user in enumerate(game.players):
+            table.seats[seat] = (Seat.bot(user.user_id, user.username) if user.role == "bot" else
+                                 Seat(user.user_id, user.username, is_bot=False, disconnected_at=now))
+        table.deadline = now + self.settings.move_timeout_s  # the time the table was away is nobody's
+        self.tables[table.id] = table
+        return table
+
+    async def reclaim(self, conn: Connection, table_id: str) -> None:
+        """Seat ``conn`` again at its user's seat unless a live connection holds it; else let it watch a public table.
+
+        What a process asks for a client that came back (``welcome``) or whose table moved to this process.
+        """
+        table = self.tables.get(table_id)
+        if table is None or table.status == "closed":
+            return
+        async with table.lock:
+            seat = table.seat_of(conn.user_id)
+            s = table.seats[seat] if seat is not None else None
+            if seat is None or s is None or s.is_bot:
+                if table.invite is None and table_id not in conn.watching:
+                    self.watchers.setdefault(table.id, set()).add(conn)
+                    conn.watching.add(table.id)
+                    table.spectators = len(self.watchers[table.id])
+                    await self._send_table(conn, table, None, None)
+                return
+            holder = self.seat_conn.get((table.id, seat))
+            if holder is not None and holder is not conn and not holder.closed:
+                return
+            self._attach(conn, table, seat)
+            await self._broadcast(table, {"kind": "reconnect", "seat": seat})
 
     async def resume_bots(self) -> None:
         """Ask for the bot moves of restored tables (they wait until a bot connects)."""
@@ -843,12 +912,19 @@ class Hub:
             "connections": len(self.conns),
             **self.analysis.health(),
             **self.store.health(),
+            **(self.cluster.health() if self.cluster else {}),
         }
 
     # ----- accounts ----------------------------------------------------------------------
 
     async def rename(self, *, user_id: int, username: str, role: str) -> None:
         """Show a user's new name and role (a guest who made an account) on its connections and seats."""
+        if self.cluster:
+            self.cluster.broadcast("rename", user_id=user_id, username=username, role=role)
+        await self.rename_here(user_id=user_id, username=username, role=role)
+
+    async def rename_here(self, *, user_id: int, username: str, role: str) -> None:
+        """:meth:`rename` in this process only."""
         for conn in self.conns:
             if conn.user_id == user_id:
                 conn.username, conn.role = username, role
@@ -865,7 +941,13 @@ class Hub:
         return await self.revoke_all({token_hash})
 
     async def revoke_all(self, token_hashes: set[str]) -> int:
-        """Close (code 4401) every socket signed in with one of ``token_hashes``; return how many."""
+        """Close (code 4401) every socket signed in with one of ``token_hashes``; return how many (here)."""
+        if self.cluster:
+            self.cluster.broadcast("revoke", hashes=sorted(token_hashes))
+        return await self.revoke_here(token_hashes)
+
+    async def revoke_here(self, token_hashes: set[str]) -> int:
+        """:meth:`revoke_all` for this process's sockets."""
         doomed = [c for c in list(self.conns) if c.token_hash in token_hashes and c.close_socket is not None]
         for conn in doomed:
             assert conn.close_socket is not None

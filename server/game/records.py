@@ -93,8 +93,8 @@ class GameStore(Protocol):
         """Store a deal's end (a forfeit: no move comes with it)."""
         ...
 
-    def unfinished_games(self) -> list[SavedGame]:
-        """Return every deal still being played (called once, at start, before serving)."""
+    def unfinished_games(self, table_id: str | None = None) -> list[SavedGame]:
+        """Return every deal still being played (at ``table_id`` only, if given): at start, or to take a table over."""
         ...
 
     def health(self) -> dict[str, Any]:
@@ -153,12 +153,12 @@ class MemoryStore:
         await self._write()
         self.ends.setdefault(end.game_id, end)
 
-    def unfinished_games(self) -> list[SavedGame]:
-        """Return the kept deals without an end."""
+    def unfinished_games(self, table_id: str | None = None) -> list[SavedGame]:
+        """Return the kept deals without an end (at ``table_id`` only, if given)."""
         names = {p.user_id: p for p in self.accounts.values()}
         saved = []
         for game_id, g in self.games.items():
-            if game_id in self.ends:
+            if game_id in self.ends or (table_id is not None and g.table_id != table_id):
                 continue
             players = tuple(names.get(uid, Player(uid, f"user-{uid}", "player")) for uid in g.players)
             saved.append(SavedGame(game_id, g.table_id, g.variant, g.opponent, g.bot_level, g.deal_number,

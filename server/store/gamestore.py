@@ -55,11 +55,11 @@ class SqlGameStore:
         """Record a forfeit."""
         await self.writer.run(lambda session: _finish(session, end))
 
-    def unfinished_games(self) -> list[SavedGame]:
-        """Return every deal still being played, with its moves."""
+    def unfinished_games(self, table_id: str | None = None) -> list[SavedGame]:
+        """Return every deal still being played (at ``table_id`` only, if given), with its moves."""
         saved = []
         with self.sessions() as session:
-            for game in repos.unfinished_games(session=session):
+            for game in repos.unfinished_games(session=session, table_id=table_id):
                 users = [session.get(User, uid) for uid in (game.player0_id, game.player1_id)]
                 players = [Player(u.id, u.username, u.role) for u in users if u is not None]
                 assert len(players) == 2

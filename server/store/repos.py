@@ -201,9 +201,12 @@ def totals_row(*, session: Session, user_id: int, variant: str) -> UserTotals:
     return totals
 
 
-def unfinished_games(*, session: Session) -> list[Game]:
-    """Return every game still being played."""
-    return list(session.scalars(select(Game).where(Game.status == "playing").order_by(Game.id)))
+def unfinished_games(*, session: Session, table_id: str | None = None) -> list[Game]:
+    """Return every game still being played (at ``table_id`` only, if given)."""
+    query = select(Game).where(Game.status == "playing")
+    if table_id is not None:
+        query = query.where(Game.table_id == table_id)
+    return list(session.scalars(query.order_by(Game.id)))
 
 
 def moves_of(*, session: Session, game_id: int) -> list[Move]:

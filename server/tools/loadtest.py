@@ -11,6 +11,9 @@ every deal played reached the database.
 table's second player connects to the next server: for servers that share their tables).
 Traffic goes only to the given servers (use local ones); a server under test needs
 ``TRESET_GUESTS_PER_ADDRESS`` raised above twice the tables (docs/security.md).
+
+``python -m server.tools.loadtest idle ...`` runs :mod:`server.tools.idleload` instead: N idle
+clients in the lobby, with the server's memory per client.
 """
 
 from __future__ import annotations
@@ -181,6 +184,11 @@ def check_database(db_url: str, game_ids: set[int]) -> tuple[int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the load test and print its figures (JSON); exit 1 if a move is missing from the database."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["idle"]:
+        from server.tools import idleload
+
+        return idleload.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m server.tools.loadtest", description=__doc__.splitlines()[0])
     parser.add_argument("--url", action="append", help="a running server (local); repeat for several "
                         "(default http://127.0.0.1:8000)")

@@ -1,0 +1,551 @@
+"""Several server processes, one portal: each table owned by one process, the rest shared over Redis.
+
+Without ``TRESET_REDIS_URL`` a process serves alone from its own memory (:class:`~server.game.hub.Hub`).
+With it, any number of processes (nodes) share one lobby and one set of tables:
+
+- **Ownership.** A table lives in the memory of the node that opened it (or took it over), its
+  *owner*, which keeps the table's lease ``treset:lease:ID`` alive in Redis. ``treset:tables`` lists
+  every live table with its owner, its players and its lobby line.
+- **Routing.** A client may be connected to any node. A command for a table another node owns is
+  published on the owner's channel ``treset:to:NODE``; the owner handles it for a *proxy* (a
+  :class:`~server.game.hub.Connection` whose ``node`` is the client's), and what the owner sends the
+  proxy goes back over the client's node channel to its socket. One publisher per node keeps every
+  socket's messages in order. Bots are clients like any other: a ``bot_hello`` is listed in
+  ``treset:bots`` and every node seats bots connected anywhere (through proxies); analyses go back
+  to the node that handed the job out (its id starts with the node's).
+- **Shared lobby and presence.** Each node writes its tables and how many people it has online; a
+  change is announced on ``treset:all`` and every node sends its own lobby clients the union.
+- **Takeover.** A node that stops renewing (kill -9) loses its leases ``cluster_lease_s`` later;
+  another takes each table (``SET NX`` on the lease), rebuilds it from PostgreSQL (the committed
+  moves: nothing in Redis is authoritative, so no move is lost or doubled), starts its clock afresh
+  (the outage is not charged) and announces it: clients that were at the table through a proxy are
+  seated again at once, players whose socket died with the node reconnect to any other one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from server.game.records import SavedGame
+from server.protocol import BotHello, LevelInfo
+
+if TYPE_CHECKING:
+    from server.game.hub import Connection, Hub
+    from server.game.tables import Table
+
+log = logging.getLogger("treset.cluster")
+
+PREFIX = "treset:"
+TABLES = PREFIX + "tables"
+"""Hash: table id -> {"node", "users", "status", "private", "summary"} for every live table."""
+BOTS = PREFIX + "bots"
+"""Hash: "NODE:CID" -> a bot's ``bot_hello`` (its levels, capacity, analysis slots, level info)."""
+ONLINE = PREFIX + "online"
+"""Hash: node -> how many people it has online."""
+ALL = PREFIX + "all"
+"""The channel every node hears: lobby and bot changes, tables moved, sign-outs, renames."""
+RENEW = """
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('get', key) == ARGV[1] then redis.call('pexpire', key, ARGV[2]) else lost[#lost + 1] = key end
+end
+return lost
+"""
+"""Renew the leases that are still this node's; return the keys of those that are not."""
+
+
+def lease_key(table_id: str) -> str:
+    """Return the Redis key of a table's lease (its value: the owner node)."""
+    return f"{PREFIX}lease:{table_id}"
+
+
+def node_key(node: str) -> str:
+    """Return the Redis key that exists while ``node`` is alive."""
+    return f"{PREFIX}node:{node}"
+
+
+def inbox(node: str) -> str:
+    """Return the channel of the messages to ``node``."""
+    return f"{PREFIX}to:{node}"
+
+
+class Cluster:
+    """This node's part in a portal of several server processes sharing one Redis."""
+
+    def __init__(self, hub: Hub, url: str, *, lease_s: float) -> None:
+        """Join ``hub`` to the portal of ``url`` (call :meth:`start` once the event loop runs)."""
+        self.hub = hub
+        self.node = secrets.token_hex(6)
+        self.redis: Redis = Redis.from_url(url, decode_responses=True)
+        self.lease_ms = int(lease_s * 1000)
+        self.every_s = min(1.0, lease_s / 3)
+        self._renew = self.redis.register_script(RENEW)
+        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._cids = 0
+        self.cid_of: dict[Connection, int] = {}
+        self.local: dict[int, Connection] = {}
+        """The sockets of this node, by their connection number."""
+        self.routes: dict[Connection, dict[str, str]] = {}
+        """Per local socket: the tables its commands went to elsewhere, and to which node."""
+        self.proxies: dict[tuple[str, int], Connection] = {}
+        """Clients of other nodes (people and bots) as this node's tables see them."""
+        self._proxy_locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self.registry: dict[str, dict[str, Any]] = {}
+        """The last read of ``treset:tables``: every live table of the portal."""
+        self.remote_online = 0
+        self._published: dict[str, str] = {}
+        self._online_written = -1
+        self._alive: set[str] = {self.node}
+        self.taken_over = 0
+        self._refreshing = False
+        self._again = False
+
+    # ----- life --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Announce this node, listen on its channels and start the upkeep (raises if Redis is down)."""
+        self.hub.analysis.job_prefix = f"{self.node}."
+        await self.redis.set(node_key(self.node), "1", px=self.lease_ms)
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        await self._pubsub.subscribe(inbox(self.node), ALL)
+        self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._publish()),
+                       asyncio.create_task(self._upkeep())]
+        await self.refresh()
+
+    async def stop(self) -> None:
+        """Leave the portal: free this node's tables for the others at once, then close."""
+        for task in self._tasks:
+            task.cancel()
+        with contextlib.suppress(RedisError, OSError):
+            keys = [lease_key(t) for t in self.hub.tables]
+            pipe = self.redis.pipeline(transaction=False)
+            if keys:
+                pipe.delete(*keys)
+            for table_id in self._published:
+                pipe.hdel(TABLES, table_id)
+            bots = [f"{self.node}:{cid}" for cid, c in self.local.items() if c.role == "bot"]
+            if bots:
+                pipe.hdel(BOTS, *bots)
+            pipe.hdel(ONLINE, self.node)
+            pipe.delete(node_key(self.node))
+            pipe.publish(ALL, json.dumps({"op": "lobby", "from": self.node}))
+            await pipe.execute()
+        with contextlib.suppress(RedisError, OSError, RuntimeError):
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            await self.redis.aclose()
+
+    def health(self) -> dict[str, Any]:
+        """Return this node's figures for ``/healthz``."""
+        return {"node": self.node, "nodes": len(self._alive), "proxies": len(self.proxies),
+                "portal_tables": len(self.registry), "taken_over": self.taken_over}
+
+    # ----- local sockets -----------------------------------------------------------------
+
+    def connected(self, conn: Connection) -> None:
+        """Number a new socket of this node (its address on the portal: NODE, number)."""
+        self._cids += 1
+        self.cid_of[conn] = self._cids
+        self.local[self._cids] = conn
+
+    async def disconnected(self, conn: Connection) -> None:
+        """Tell the nodes that served this socket's tables that it is gone; unlist it if a bot."""
+        cid = self.cid_of.pop(conn, None)
+        if cid is None:
+            return
+        self.local.pop(cid, None)
+        for node in set(self.routes.pop(conn, {}).values()):
+            self._send(inbox(node), {"op": "gone", "from": self.node, "cid": cid})
+        if conn.role == "bot":
+            with contextlib.suppress(RedisError, OSError):
+                await self.redis.hdel(BOTS, f"{self.node}:{cid}")
+            self._send(ALL, {"op": "bots", "from": self.node})
+
+    def _user(self, conn: Connection) -> list[Any]:
+        return [conn.user_id, conn.username, conn.role, conn.token_hash]
+
+    async def forward(self, conn: Connection, table_id: str, raw: str) -> bool:
+        """Send a local socket's command to the node owning ``table_id``; False if no other node owns it."""
+        node = await self.owner_of(table_id)
+        if node is None or node == self.node:
+            return False
+        self.routes.setdefault(conn, {})[table_id] = node
+        self._send(inbox(node), {"op": "cmd", "from": self.node, "cid": self.cid_of[conn],
+                                 "user": self._user(conn), "raw": raw})
+        return True
+
+    def forward_report(self, conn: Connection, job: str, raw: str) -> bool:
+        """Send a bot's analysis to the node that gave the job out; False if it was this one."""
+        node = job.split(".", 1)[0] if "." in job else self.node
+        if node == self.node or conn not in self.cid_of:
+            return False
+        self.routes.setdefault(conn, {})[f"job:{job}"] = node
+        self._send(inbox(node), {"op": "cmd", "from": self.node, "cid": self.cid_of[conn],
+                                 "user": self._user(conn), "raw": raw})
+        return True
+
+    def remote_seats(self, user_id: int) -> list[tuple[str, int, str]]:
+        """Return the user's seats at other nodes' tables as ``(table_id, seat, status)``."""
+        return [(table_id, entry["users"].index(user_id), entry["status"])
+                for table_id, entry in self.registry.items()
+                if entry["node"] != self.node and user_id in entry["users"] and entry["status"] != "closed"]
+
+    def reclaim(self, conn: Connection, table_id: str) -> None:
+        """Ask the owner of ``table_id`` to seat ``conn`` again (if no live socket holds the seat) or let it watch."""
+        node = self.registry.get(table_id, {}).get("node")
+        if node is None or node == self.node or conn not in self.cid_of:
+            return
+        self.routes.setdefault(conn, {})[table_id] = node
+        self._send(inbox(node), {"op": "reclaim", "from": self.node, "cid": self.cid_of[conn],
+                                 "user": self._user(conn), "table_id": table_id})
+
+    async def bot_hello(self, conn: Connection, msg: BotHello) -> None:
+        """List a local bot for every node (they seat it through proxies)."""
+        if conn not in self.cid_of:
+            return
+        entry = {"user": self._user(conn), "levels": conn.levels, "capacity": conn.capacity,
+                 "analysis": conn.analysis, "level_info": [i.model_dump() for i in msg.level_info]}
+        await self.redis.hset(BOTS, f"{self.node}:{self.cid_of[conn]}", json.dumps(entry))
+        self._send(ALL, {"op": "bots", "from": self.node})
+
+    def broadcast(self, op: str, **fields: Any) -> None:
+        """Tell every other node (``revoke``, ``rename``)."""
+        self._send(ALL, {"op": op, "from": self.node, **fields})
+
+    # ----- tables ------------------------------------------------------------------------
+
+    async def own(self, table: Table) -> None:
+        """Take the lease of a table this node just opened and list it (before anyone is told of it)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.set(lease_key(table.id), self.node, px=self.lease_ms)
+        pipe.hset(TABLES, table.id, self._entry(table))
+        await pipe.execute()
+
+    def _entry(self, table: Table) -> str:
+        return json.dumps({"node": self.node, "users": [s.user_id if s else None for s in table.seats],
+                           "status": table.status, "private": table.opponent == "invite",
+                           "summary": table.summary()})
+
+    async def owner_of(self, table_id: str) -> str | None:
+        """Return the node owning ``table_id`` (None: no live table of that id)."""
+        entry = self.registry.get(table_id)
+        if entry is None:
+            raw = await self.redis.hget(TABLES, table_id)
+            if raw is None:
+                return None
+            entry = self.registry[table_id] = json.loads(raw)
+        node: str = entry["node"]
+        return node
+
+    def remote_summaries(self) -> list[dict[str, Any]]:
+        """Return the lobby lines of the other nodes' public tables."""
+        return [e["summary"] for e in self.registry.values() if e["node"] != self.node and not e["private"]]
+
+    async def claim_unfinished(self) -> int:
+        """Take every unfinished deal in the database that no live node owns (at start); return how many."""
+        games = await asyncio.to_thread(self.hub.store.unfinished_games)
+        count = 0
+        for game in games:
+            if await self.redis.set(lease_key(game.table_id), self.node, nx=True, px=self.lease_ms):
+                count += await self._adopt(game.table_id, [game])
+        return count
+
+    async def _take_over(self, table_id: str) -> None:
+        if not await self.redis.set(lease_key(table_id), self.node, nx=True, px=self.lease_ms):
+            return  # another node was quicker
+        games = await asyncio.to_thread(self.hub.store.unfinished_games, table_id)
+        if not await self._adopt(table_id, games):  # a table without a deal under way dies with its node
+            await self.redis.delete(lease_key(table_id))
+            await self.redis.hdel(TABLES, table_id)
+            self.registry.pop(table_id, None)
+            self._send(ALL, {"op": "lobby", "from": self.node})
+
+    async def _adopt(self, table_id: str, games: list[SavedGame]) -> int:
+        """Rebuild ``table_id`` from its stored deal, list it, and announce where it is now."""
+        if not games or table_id in self.hub.tables:
+            return 0
+        table = self.hub.restore_game(games[-1])
+        await self.own(table)
+        self.registry[table_id] = json.loads(self._entry(table))
+        self.taken_over += 1
+        log.info("took table %s over (game %s, %d moves)", table_id, table.game_id, table.move_number)
+        self._send(ALL, {"op": "moved", "from": self.node, "table_id": table_id})
+        self._send(ALL, {"op": "lobby", "from": self.node})
+        async with table.lock:
+            await self.hub._dispatch_bot(table)
+        for conn, routes in list(self.routes.items()):  # this node's sockets that were at the table elsewhere
+            if routes.pop(table_id, None) is not None and not conn.closed:
+                await self.hub.reclaim(conn, table_id)
+        return 1
+
+    def _drop(self, table_id: str) -> None:
+        """Forget a table whose lease another node holds now (this node stalled past its lease)."""
+        table = self.hub.tables.pop(table_id, None)
+        if table is None:
+            return
+        log.warning("lost the lease of table %s: another node serves it now", table_id)
+        for seat in (0, 1):
+            conn = self.hub.seat_conn.pop((table_id, seat), None)
+            if conn is not None:
+                conn.seats.discard((table_id, seat))
+                if conn.node is None:
+                    self.routes.setdefault(conn, {})[table_id] = ""
+        for conn in self.hub.watchers.pop(table_id, set()):
+            conn.watching.discard(table_id)
+            if conn.node is None:
+                self.routes.setdefault(conn, {})[table_id] = ""
+        self.hub.bot_turns.pop(table_id, None)
+        self._published.pop(table_id, None)
+
+    # ----- upkeep ------------------------------------------------------------------------
+
+    async def _upkeep(self) -> None:
+        while True:
+            await asyncio.sleep(self.every_s)
+            try:
+                await self.renew()
+                await self.refresh()
+            except (RedisError, OSError) as exc:  # Redis away: keep serving this node's tables, retry
+                log.warning("cluster upkeep failed: %s", exc)
+            except Exception:
+                log.exception("cluster upkeep failed")
+
+    async def renew(self) -> None:
+        """Keep this node and its leases alive; list its tables and its people online."""
+        tables = self.hub.tables
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.set(node_key(self.node), "1", px=self.lease_ms)
+        changed: dict[str, str] = {}
+        for table_id, table in tables.items():
+            entry = self._entry(table)
+            if self._published.get(table_id) != entry:
+                changed[table_id] = entry
+        gone = [t for t in self._published if t not in tables]
+        if changed:
+            pipe.hset(TABLES, mapping=changed)  # type: ignore[arg-type]  # redis types want a Mapping of unions
+        if gone:
+            pipe.hdel(TABLES, *gone)
+        online = len({c.user_id for c in self.hub.conns if c.role != "bot" and not c.closed})
+        if online != self._online_written:
+            pipe.hset(ONLINE, self.node, online)
+        await pipe.execute()
+        lost = await self._renew(keys=[lease_key(t) for t in tables], args=[self.node, self.lease_ms]) if tables else []
+        for table_id in gone:
+            self._published.pop(table_id, None)
+            self.registry.pop(table_id, None)
+        self._published.update(changed)
+        for table_id, entry in changed.items():
+            self.registry[table_id] = json.loads(entry)
+        for key in lost:
+            self._drop(key.removeprefix(PREFIX + "lease:"))
+        if changed or gone or online != self._online_written:
+            self._online_written = online
+            self._send(ALL, {"op": "lobby", "from": self.node})
+
+    async def refresh(self) -> None:
+        """Read the portal (tables, bots, people online, live nodes); take over the tables of dead nodes."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(TABLES)
+        pipe.hgetall(BOTS)
+        pipe.hgetall(ONLINE)
+        tables, bots, online = await pipe.execute()
+        registry = {t: json.loads(e) for t, e in tables.items()}
+        bot_entries = {k: json.loads(e) for k, e in bots.items()}
+        nodes = ({e["node"] for e in registry.values()} | {k.split(":")[0] for k in bot_entries} | set(online)
+                 | {node for node, _ in self.proxies}) - {self.node}
+        nodes_sorted = sorted(nodes)
+        alive = await self.redis.mget([node_key(n) for n in nodes_sorted]) if nodes_sorted else []
+        self._alive = {n for n, a in zip(nodes_sorted, alive, strict=True) if a} | {self.node}
+        dead = nodes - self._alive
+        if dead:  # tidy what the dead left behind (any node may; HDEL twice is harmless)
+            pipe = self.redis.pipeline(transaction=False)
+            if stale := [k for k in bot_entries if k.split(":")[0] in dead]:
+                pipe.hdel(BOTS, *stale)
+            pipe.hdel(ONLINE, *dead)
+            await pipe.execute()
+        before = self.remote_summaries()
+        registry.update({t: json.loads(e) for t, e in self._published.items()})
+        self.registry = registry
+        self.remote_online = sum(int(n) for node, n in online.items() if node in self._alive and node != self.node)
+        if self.remote_summaries() != before:
+            self.hub.lobby_dirty = True
+        await self._sync_bots({k: e for k, e in bot_entries.items() if k.split(":")[0] in self._alive})
+        for key in list(self.proxies):
+            if key[0] not in self._alive:
+                await self._proxy_gone(key)
+        for table_id, entry in list(self.registry.items()):
+            if entry["node"] in dead and table_id not in self.hub.tables:
+                await self._take_over(table_id)
+
+    async def _sync_bots(self, entries: dict[str, dict[str, Any]]) -> None:
+        """Seat bots of other nodes: a proxy for each listed one, none for those that left."""
+        live = len(self._alive)
+        for name, entry in entries.items():
+            node, cid = name.split(":")
+            if node == self.node:
+                continue
+            proxy = self._proxy(node, int(cid), entry["user"])
+            # The bot's capacity is shared by every node that seats it: each takes its part.
+            capacity = max(1, -(-int(entry["capacity"]) // live)) if entry["capacity"] else 0
+            if proxy in self.hub.bots and proxy.levels == entry["levels"] and proxy.capacity == capacity:
+                continue
+            infos = [LevelInfo.model_validate(i) for i in entry["level_info"]]
+            await self.hub.register_bot(proxy, levels=entry["levels"], capacity=capacity,
+                                        analysis=int(entry["analysis"]), level_info=infos)
+        listed = set(entries)
+        for key, proxy in list(self.proxies.items()):
+            if proxy.role == "bot" and proxy in self.hub.bots and f"{key[0]}:{key[1]}" not in listed:
+                await self._proxy_gone(key)
+
+    # ----- messages ----------------------------------------------------------------------
+
+    def _send(self, channel: str, message: dict[str, Any]) -> None:
+        self._outbox.put_nowait((channel, json.dumps(message)))
+
+    async def _publish(self) -> None:
+        """Publish the outbox in order, many messages per round trip."""
+        while True:
+            batch = [await self._outbox.get()]
+            while not self._outbox.empty() and len(batch) < 1000:
+                batch.append(self._outbox.get_nowait())
+            pipe = self.redis.pipeline(transaction=False)
+            for channel, payload in batch:
+                pipe.publish(channel, payload)
+            for attempt in range(5):
+                try:
+                    await pipe.execute()
+                    break
+                except (RedisError, OSError) as exc:
+                    log.warning("publishing %d messages failed (%s); retrying", len(batch), exc)
+                    await asyncio.sleep(0.1 * (attempt + 1))
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                message = await self._pubsub.get_message(timeout=1.0)
+            except (RedisError, OSError) as exc:
+                log.warning("reading from Redis failed: %s", exc)
+                await asyncio.sleep(0.5)
+                continue
+            if message is None:
+                continue
+            try:
+                self._receive(json.loads(message["data"]))
+            except Exception:
+                log.exception("a cluster message could not be handled")
+
+    def _receive(self, msg: dict[str, Any]) -> None:
+        op = msg["op"]
+        if msg.get("from") == self.node and op not in ("cmd", "reclaim", "gone"):
+            return  # this node's own news
+        if op == "send":
+            conn = self.local.get(msg["cid"])
+            if conn is not None:
+                self._spawn(conn.send_encoded(msg["text"]))
+        elif op == "close":
+            conn = self.local.get(msg["cid"])
+            if conn is not None and conn.close_socket is not None:
+                self._spawn(conn.close_socket(msg["code"], msg["reason"]))
+        elif op == "cmd":
+            proxy = self._proxy(msg["from"], msg["cid"], msg["user"])
+            self._in_order((msg["from"], msg["cid"]), self.hub.handle(proxy, msg["raw"]))
+        elif op == "reclaim":
+            proxy = self._proxy(msg["from"], msg["cid"], msg["user"])
+            self._in_order((msg["from"], msg["cid"]), self.hub.reclaim(proxy, msg["table_id"]))
+        elif op == "gone":
+            key = (msg["from"], msg["cid"])
+            if key in self.proxies:
+                self._in_order(key, self._proxy_gone(key))
+        elif op in ("lobby", "bots"):
+            self._refresh_soon()
+        elif op == "moved":
+            self._spawn(self._moved(msg["table_id"], msg["from"]))
+        elif op == "revoke":
+            self._spawn(self.hub.revoke_here(set(msg["hashes"])))
+        elif op == "rename":
+            self._spawn(self.hub.rename_here(user_id=msg["user_id"], username=msg["username"], role=msg["role"]))
+
+    def _refresh_soon(self) -> None:
+        """Read the portal again: at once, or right after the read under way (news coalesce)."""
+        if self._refreshing:
+            self._again = True
+            return
+        self._refreshing = True
+
+        async def run() -> None:
+            try:
+                while True:
+                    self._again = False
+                    await self.refresh()
+                    if not self._again:
+                        return
+            finally:
+                self._refreshing = False
+
+        self._spawn(run())
+
+    async def _moved(self, table_id: str, node: str) -> None:
+        """Seat the local sockets that were at ``table_id`` again, at its new owner."""
+        entry = await self.redis.hget(TABLES, table_id)
+        if entry is not None:
+            self.registry[table_id] = json.loads(entry)
+        for conn, routes in list(self.routes.items()):
+            if table_id in routes and not conn.closed:
+                self.reclaim(conn, table_id)
+
+    def _proxy(self, node: str, cid: int, user: list[Any]) -> Connection:
+        from server.game.hub import Connection
+
+        key = (node, cid)
+        proxy = self.proxies.get(key)
+        if proxy is None:
+            channel = inbox(node)
+
+            async def send_text(text: str) -> None:
+                self._send(channel, {"op": "send", "cid": cid, "text": text})
+
+            async def close_socket(code: int, reason: str) -> None:
+                self._send(channel, {"op": "close", "cid": cid, "code": code, "reason": reason})
+
+            proxy = Connection(send_text=send_text, user_id=user[0], username=user[1], role=user[2],
+                               token_hash=user[3], close_socket=close_socket, node=node)
+            self.proxies[key] = proxy
+        else:
+            proxy.username, proxy.role = user[1], user[2]
+        return proxy
+
+    async def _proxy_gone(self, key: tuple[str, int]) -> None:
+        proxy = self.proxies.pop(key, None)
+        self._proxy_locks.pop(key, None)
+        if proxy is not None:
+            await self.hub.disconnect(proxy)
+
+    def _in_order(self, key: tuple[str, int], work: Awaitable[None]) -> None:
+        """Run ``work`` after the earlier messages of the same client (a lock per proxy, FIFO)."""
+        lock = self._proxy_locks.setdefault(key, asyncio.Lock())
+
+        async def run() -> None:
+            async with lock:
+                await work
+
+        self._spawn(run())
+
+    def _spawn(self, work: Awaitable[Any]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("a cluster task failed")
+
+        task = asyncio.create_task(run())
+        self.hub._tasks.add(task)
+        task.add_done_callback(self.hub._tasks.discard)
