@@ -131,8 +131,7 @@ class Cluster:
             pipe = self.redis.pipeline(transaction=False)
             if keys:
                 pipe.delete(*keys)
-            for table_id in self._published:
-                pipe.hdel(TABLES, table_id)
+            # The tables stay listed: with this node gone, the others take them over at their next look.
             bots = [f"{self.node}:{cid}" for cid, c in self.local.items() if c.role == "bot"]
             if bots:
                 pipe.hdel(BOTS, *bots)
@@ -259,15 +258,24 @@ class Cluster:
                 count += await self._adopt(game.table_id, [game])
         return count
 
-    async def _take_over(self, table_id: str) -> None:
-        if not await self.redis.set(lease_key(table_id), self.node, nx=True, px=self.lease_ms):
-            return  # another node was quicker
-        games = await asyncio.to_thread(self.hub.store.unfinished_games, table_id)
-        if not await self._adopt(table_id, games):  # a table without a deal under way dies with its node
-            await self.redis.delete(lease_key(table_id))
-            await self.redis.hdel(TABLES, table_id)
-            self.registry.pop(table_id, None)
-            self._send(ALL, {"op": "lobby", "from": self.node})
+    async def _take_over(self, table_ids: list[str]) -> None:
+        """Take the tables of dead nodes whose leases this node wins, with one read of the database."""
+        pipe = self.redis.pipeline(transaction=False)
+        for table_id in table_ids:
+            pipe.set(lease_key(table_id), self.node, nx=True, px=self.lease_ms)
+        won = [t for t, ok in zip(table_ids, await pipe.execute(), strict=True) if ok]  # others took the rest
+        if not won:
+            return
+        games = await asyncio.to_thread(self.hub.store.unfinished_games, won)
+        by_table: dict[str, list[SavedGame]] = {}
+        for game in games:
+            by_table.setdefault(game.table_id, []).append(game)
+        for table_id in won:
+            if not await self._adopt(table_id, by_table.get(table_id, [])):  # no deal under way: it died with its node
+                await self.redis.delete(lease_key(table_id))
+                await self.redis.hdel(TABLES, table_id)
+                self.registry.pop(table_id, None)
+                self._send(ALL, {"op": "lobby", "from": self.node})
 
     async def _adopt(self, table_id: str, games: list[SavedGame]) -> int:
         """Rebuild ``table_id`` from its stored deal, list it, and announce where it is now."""
@@ -382,9 +390,9 @@ class Cluster:
         for key in list(self.proxies):
             if key[0] not in self._alive:
                 await self._proxy_gone(key)
-        for table_id, entry in list(self.registry.items()):
-            if entry["node"] in dead and table_id not in self.hub.tables:
-                await self._take_over(table_id)
+        orphans = [t for t, entry in self.registry.items() if entry["node"] in dead and t not in self.hub.tables]
+        if orphans:
+            await self._take_over(orphans)
 
     async def _sync_bots(self, entries: dict[str, dict[str, Any]]) -> None:
         """Seat bots of other nodes: a proxy for each listed one, none for those that left."""

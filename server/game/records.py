@@ -10,6 +10,7 @@ tests run in-process in milliseconds.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -93,8 +94,8 @@ class GameStore(Protocol):
         """Store a deal's end (a forfeit: no move comes with it)."""
         ...
 
-    def unfinished_games(self, table_id: str | None = None) -> list[SavedGame]:
-        """Return every deal still being played (at ``table_id`` only, if given): at start, or to take a table over."""
+    def unfinished_games(self, table_ids: Collection[str] | None = None) -> list[SavedGame]:
+        """Return every deal still being played (at ``table_ids`` only, if given): at start, or to take tables over."""
         ...
 
     def health(self) -> dict[str, Any]:
@@ -153,12 +154,12 @@ class MemoryStore:
         await self._write()
         self.ends.setdefault(end.game_id, end)
 
-    def unfinished_games(self, table_id: str | None = None) -> list[SavedGame]:
-        """Return the kept deals without an end (at ``table_id`` only, if given)."""
+    def unfinished_games(self, table_ids: Collection[str] | None = None) -> list[SavedGame]:
+        """Return the kept deals without an end (at ``table_ids`` only, if given)."""
         names = {p.user_id: p for p in self.accounts.values()}
         saved = []
         for game_id, g in self.games.items():
-            if game_id in self.ends or (table_id is not None and g.table_id != table_id):
+            if game_id in self.ends or (table_ids is not None and g.table_id not in table_ids):
                 continue
             players = tuple(names.get(uid, Player(uid, f"user-{uid}", "player")) for uid in g.players)
             saved.append(SavedGame(game_id, g.table_id, g.variant, g.opponent, g.bot_level, g.deal_number,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from typing import Any
 
@@ -55,11 +55,11 @@ class SqlGameStore:
         """Record a forfeit."""
         await self.writer.run(lambda session: _finish(session, end))
 
-    def unfinished_games(self, table_id: str | None = None) -> list[SavedGame]:
-        """Return every deal still being played (at ``table_id`` only, if given), with its moves."""
+    def unfinished_games(self, table_ids: Collection[str] | None = None) -> list[SavedGame]:
+        """Return every deal still being played (at ``table_ids`` only, if given), with its moves."""
         saved = []
         with self.sessions() as session:
-            for game in repos.unfinished_games(session=session, table_id=table_id):
+            for game in repos.unfinished_games(session=session, table_ids=table_ids):
                 users = [session.get(User, uid) for uid in (game.player0_id, game.player1_id)]
                 players = [Player(u.id, u.username, u.role) for u in users if u is not None]
                 assert len(players) == 2

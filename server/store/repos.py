@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
+from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
@@ -201,11 +202,11 @@ def totals_row(*, session: Session, user_id: int, variant: str) -> UserTotals:
     return totals
 
 
-def unfinished_games(*, session: Session, table_id: str | None = None) -> list[Game]:
-    """Return every game still being played (at ``table_id`` only, if given)."""
+def unfinished_games(*, session: Session, table_ids: Collection[str] | None = None) -> list[Game]:
+    """Return every game still being played (at ``table_ids`` only, if given)."""
     query = select(Game).where(Game.status == "playing")
-    if table_id is not None:
-        query = query.where(Game.table_id == table_id)
+    if table_ids is not None:
+        query = query.where(Game.table_id.in_(list(table_ids)))
     return list(session.scalars(query.order_by(Game.id)))
 
 

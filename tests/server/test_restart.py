@@ -29,7 +29,7 @@ def test_kill_9_and_restart_loses_no_move(pg_url: str, start_server: Callable[..
                 c.send({"type": "play", "table_id": table_id, "card": m["table"]["view"]["legal"][0]})
                 played += 1
     def thirteen(m: Msg) -> bool:
-        return is_table(m) and len(m["table"]["view"]["history"]) * 2 + len(m["table"]["view"]["table"]) == 13
+        return is_table(m) and m["table"]["view"] is not None and len(m["table"]["view"]["history"]) * 2 + len(m["table"]["view"]["table"]) == 13
 
     if not any(thirteen(m) for m in a.received):  # the loop above may have read it already
         a.wait_for(thirteen)
