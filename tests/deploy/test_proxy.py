@@ -18,19 +18,20 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT, LiveServer, free_port
-from tests.server.client import Client, guest_token
+from tests.server.client import Client, guest_token, is_table, my_turn, open_pair, play_until_over
 
 NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if Path(p).exists()), None)
 pytestmark = pytest.mark.skipif(NGINX is None, reason="nginx is not installed (scripts/ensure-nginx.sh)")
 
 
 @contextlib.contextmanager
-def _proxy(upstream_port: int, tmp: Path) -> Iterator[str]:
-    """Run nginx with deploy/nginx.conf in front of ``127.0.0.1:upstream_port``; yield its URL."""
+def _proxy(upstream_ports: list[int], tmp: Path) -> Iterator[str]:
+    """Run nginx with deploy/nginx.conf in front of the servers at ``upstream_ports``; yield its URL."""
     assert NGINX is not None
     port = free_port()
     site = (ROOT / "deploy" / "nginx.conf").read_text()
-    for old, new in (("    server server:8000;", f"    server 127.0.0.1:{upstream_port};"),
+    upstreams = "\n".join(f"    server 127.0.0.1:{p};" for p in upstream_ports)
+    for old, new in (("    server server:8000;", upstreams),
                      ("listen 80;", f"listen 127.0.0.1:{port};"),
                      ("/var/log/nginx/access.log", str(tmp / "access.log"))):
         assert site.count(old) == 1, old
@@ -63,7 +64,7 @@ def test_page_and_websocket_through_the_proxy(start_server: Callable[..., LiveSe
                                               tmp_path: Path) -> None:
     """Through nginx: /healthz, the page, a module, and a WebSocket both ways."""
     server = start_server(sqlite_url)
-    with _proxy(server.port, tmp_path) as url:
+    with _proxy([server.port], tmp_path) as url:
         assert httpx.get(f"{url}/healthz", timeout=10).json()["status"] == "ok"
         page = httpx.get(f"{url}/", timeout=10)
         assert page.status_code == 200 and "js/app.js" in page.text
@@ -79,3 +80,26 @@ def test_page_and_websocket_through_the_proxy(start_server: Callable[..., LiveSe
             client.close()
     log = (tmp_path / "access.log").read_text()
     assert "GET /ws " in log and token not in log, "the access log shows paths only"
+
+
+def test_two_replicas_behind_the_proxy_are_one_portal(start_server: Callable[..., LiveServer], pg_url: str,
+                                                      redis_url: str, tmp_path: Path) -> None:
+    """docker-compose's picture: nginx in front of two server processes sharing Redis; a deal played through it."""
+    servers = [start_server(pg_url, TRESET_REDIS_URL=redis_url) for _ in range(2)]
+    with _proxy([s.port for s in servers], tmp_path) as url:
+        nodes = set()
+        deadline = time.monotonic() + 15
+        while len(nodes) < 2 or any(httpx.get(f"{s.url}/healthz").json()["nodes"] != 2 for s in servers):
+            assert time.monotonic() < deadline, "the proxy never reached both processes"
+            nodes.add(httpx.get(f"{url}/healthz", timeout=10).json()["node"])  # nginx takes turns
+        a, b, table_id = open_pair(url, url.replace("http://", "ws://") + "/ws")
+        try:
+            for client in (a, b):
+                start = client.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
+                if my_turn(start):
+                    client.send({"type": "play", "table_id": table_id, "card": start["table"]["view"]["legal"][0]})
+            final = play_until_over(a, b, table_id)
+            assert sum(final["table"]["result"]["points"]) == 35
+        finally:
+            a.close()
+            b.close()
