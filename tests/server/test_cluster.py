@@ -7,15 +7,22 @@ the table over from the database and the deal finishes with every move stored on
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
 from server.store.models import Game, Move
-from tests.conftest import LiveServer
+from tests.bot.test_bot_games import BOT_TOKEN
+from tests.conftest import ROOT, LiveServer
+from tests.server.analysis_bot import AnalysisBot
 from tests.server.client import Client, Msg, guest_token, is_table, my_turn, play_until_over
 
 
@@ -134,3 +141,56 @@ def test_the_owner_killed_mid_deal_the_other_process_finishes_it(
     engine.dispose()
     a2.close()
     b.close()
+
+
+def test_bots_and_analysts_serve_every_process(pg_url: str, redis_url: str, tmp_path: Path,
+                                               start_server: Callable[..., LiveServer]) -> None:
+    """A bot connected to one process plays a table of the other; a finished deal's analysis comes back home."""
+    one, two = _portal(start_server, pg_url, redis_url, TRESET_BOT_TOKEN=BOT_TOKEN)
+    with open(tmp_path / "agent.log", "wb") as log:
+        agent = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", two.url, "--capacity", "2",
+                                  "--analysis", "0", "--levels", "easy"], cwd=ROOT, stdout=log,
+                                 stderr=subprocess.STDOUT, env={**os.environ, "TRESET_BOT_TOKEN": BOT_TOKEN})
+    analyst = None
+    try:
+        deadline = time.time() + 90
+        while httpx.get(f"{one.url}/healthz").json()["bots_connected"] < 1:  # the bot of ``two``, seen by ``one``
+            assert agent.poll() is None and time.time() < deadline, (tmp_path / "agent.log").read_text()
+            time.sleep(0.3)
+        assert "easy" in httpx.get(f"{one.url}/healthz").json()["bot_levels"]
+        token, _ = guest_token(one.url)
+        human = Client(one.ws_url, token)
+        human.send({"type": "create_table", "variant": "tressette", "opponent": "bot", "bot_level": "easy"})
+        start = human.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
+        table_id = start["table"]["id"]
+        if my_turn(start):
+            human.send({"type": "play", "table_id": table_id, "card": start["table"]["view"]["legal"][0]})
+        deadline = time.time() + 120
+        while True:  # the bot's cards come from the other process's agent
+            m = human.recv(timeout=max(0.1, deadline - time.time()))
+            if is_table(m) and m["table"]["status"] == "finished":
+                break
+            if my_turn(m) and m["event"] is not None:
+                human.send({"type": "play", "table_id": table_id, "card": m["table"]["view"]["legal"][0]})
+        assert sum(m["table"]["result"]["points"]) == 35
+        game_id = m["table"]["game_id"]
+
+        # The deal's analysis is queued at ``one``; an analysis bot of ``two`` gets it and its answer goes home.
+        analyst = AnalysisBot(two, BOT_TOKEN, slots=1)
+        job = analyst.job()
+        assert job["game_id"] == game_id and job["job"].startswith(httpx.get(f"{one.url}/healthz").json()["node"])
+        analyst.answer(job, version="x-1")
+        deadline = time.time() + 15
+        while True:
+            r = httpx.get(f"{two.url}/api/games/{game_id}/analysis", headers={"Authorization": f"Bearer {token}"})
+            if r.status_code == 200:
+                break
+            assert time.time() < deadline, r.text
+            time.sleep(0.2)
+        assert r.json()["version"] == "x-1" and len(r.json()["moves"]) == 40
+        human.close()
+    finally:
+        if analyst is not None:
+            analyst.close()
+        agent.send_signal(signal.SIGTERM)
+        agent.wait(15)
