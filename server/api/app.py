@@ -26,7 +26,8 @@ from server.api.routes_stats import router as stats_router
 from server.api.security import RejectNul, SecurityHeaders, install_log_redaction, origin_allowed
 from server.game.analysis import AnalysisQueue
 from server.game.cluster import Cluster
-from server.game.hub import MAX_OVERSIZE, Connection, Hub
+from server.game.connection import Connection
+from server.game.hub import MAX_OVERSIZE, Hub
 from server.protocol import AUTH, error
 from server.settings import Settings, get_settings
 from server.store import repos

@@ -39,7 +39,8 @@ from server.game.records import SavedGame
 from server.protocol import BotHello, LevelInfo
 
 if TYPE_CHECKING:
-    from server.game.hub import Connection, Hub
+    from server.game.connection import Connection
+    from server.game.hub import Hub
     from server.game.tables import Table
 
 log = logging.getLogger("treset.cluster")
@@ -311,7 +312,7 @@ class Cluster:
             conn.watching.discard(table_id)
             if conn.node is None:
                 self.routes.setdefault(conn, {})[table_id] = ""
-        self.hub.bot_turns.pop(table_id, None)
+        self.hub.pool.turns.pop(table_id, None)
         self._published.pop(table_id, None)
 
     # ----- upkeep ------------------------------------------------------------------------
@@ -404,14 +405,14 @@ class Cluster:
             proxy = self._proxy(node, int(cid), entry["user"])
             # The bot's capacity is shared by every node that seats it: each takes its part.
             capacity = max(1, -(-int(entry["capacity"]) // live)) if entry["capacity"] else 0
-            if proxy in self.hub.bots and proxy.levels == entry["levels"] and proxy.capacity == capacity:
+            if proxy in self.hub.pool.bots and proxy.levels == entry["levels"] and proxy.capacity == capacity:
                 continue
             infos = [LevelInfo.model_validate(i) for i in entry["level_info"]]
             await self.hub.register_bot(proxy, levels=entry["levels"], capacity=capacity,
                                         analysis=int(entry["analysis"]), level_info=infos)
         listed = set(entries)
         for key, proxy in list(self.proxies.items()):
-            if proxy.role == "bot" and proxy in self.hub.bots and f"{key[0]}:{key[1]}" not in listed:
+            if proxy.role == "bot" and proxy in self.hub.pool.bots and f"{key[0]}:{key[1]}" not in listed:
                 await self._proxy_gone(key)
 
     # ----- messages ----------------------------------------------------------------------
@@ -511,7 +512,7 @@ class Cluster:
                 self.reclaim(conn, table_id)
 
     def _proxy(self, node: str, cid: int, user: list[Any]) -> Connection:
-        from server.game.hub import Connection
+        from server.game.connection import Connection
 
         key = (node, cid)
         proxy = self.proxies.get(key)

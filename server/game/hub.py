@@ -17,14 +17,14 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from server.game.analysis import AnalysisQueue
-from server.game.levels import offered_levels
+from server.game.botpool import BotPool
+from server.game.connection import Connection
 from server.game.limits import TokenBucket
 from server.game.records import GameEnd, GameStore, NewGame, SavedGame
 from server.game.tables import Seat, Table
@@ -77,65 +77,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("treset.hub")
 
-SendFn = Callable[[str], Any]
-CloseFn = Callable[[int, str], Awaitable[None]]
 MAX_OVERSIZE = 3
 LOBBY_LIMIT = 50
 LOBBY_EVERY_S = 1.0
 """The lobby goes out at most this often: with thousands online, every change at once would be a flood."""
 """The lobby lists at most this many waiting tables and as many playing ones (newest first)."""
-
-
-@dataclass(eq=False)
-class Connection:
-    """One WebSocket client: a person (or guest, admin) or a bot."""
-
-    send_text: SendFn
-    user_id: int
-    username: str
-    role: str
-    seats: set[tuple[str, int]] = field(default_factory=set)
-    watching: set[str] = field(default_factory=set)
-    levels: list[str] = field(default_factory=list)
-    capacity: int = 0
-    analysis: int = 0
-    """How many post-game analyses this bot runs at once (``bot_hello``), apart from ``capacity``."""
-    oversize: int = 0
-    last_chat: float = 0.0
-    closed: bool = False
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    token_hash: str = ""
-    """The stored hash of the token the socket signed in with (a logout closes the socket)."""
-    close_socket: CloseFn | None = None
-    """Close the socket with a code and reason (None in tests that have no socket)."""
-    rate: TokenBucket | None = None
-    """A person's message budget (``ws_rate_per_s``, ``ws_rate_burst``); bots have none."""
-    limited: int = 0
-    """Messages refused in a row for going too fast; at ``ws_abuse_close`` the socket is closed."""
-    lobby_seen: str = ""
-    """The last lobby sent to this socket (encoded): an unchanged lobby is not sent again."""
-    node: str | None = None
-    """None for a socket of this process; a client of another process (``server.game.cluster``): that process."""
-
-    @property
-    def is_bot(self) -> bool:
-        """Return True for a bot account that said ``bot_hello``."""
-        return self.role == "bot" and self.capacity > 0
-
-    async def send(self, msg: dict[str, Any]) -> None:
-        """Send ``msg``; a dead socket is ignored (its disconnect is handled elsewhere)."""
-        if not self.closed:
-            await self.send_encoded(json.dumps(msg))
-
-    async def send_encoded(self, text: str) -> None:
-        """Send a message already encoded as JSON (one encoding for many sockets)."""
-        if self.closed:
-            return
-        async with self.lock:
-            try:
-                await self.send_text(text)
-            except Exception:  # noqa: BLE001 - any transport failure means the client is gone
-                self.closed = True
 
 
 class Hub:
@@ -150,11 +96,7 @@ class Hub:
         self.conns: set[Connection] = set()
         self.seat_conn: dict[tuple[str, int], Connection] = {}
         self.watchers: dict[str, set[Connection]] = {}
-        self.bots: list[Connection] = []
-        self.announced_levels: dict[str, int | None] = {}
-        """The levels bots have announced in ``bot_hello`` (kept after they leave), with per-move times."""
-        self.level_ratings: dict[str, int] = {}
-        self.bot_turns: dict[str, tuple[int, Connection | None]] = {}
+        self.pool = BotPool(settings.levels)
         self.analysis = analysis
         self.lobby_dirty = False
         self.lobby_sent_at = 0.0
@@ -227,15 +169,12 @@ class Hub:
         await self.analysis.connection_lost(conn)  # its analyses go to another bot
         if self.cluster and conn.node is None:
             await self.cluster.disconnected(conn)
-        if conn in self.bots:
-            self.bots.remove(conn)
-            for table_id, (turn, bot) in list(self.bot_turns.items()):
-                if bot is conn and table_id in self.tables:
-                    table = self.tables[table_id]
-                    async with table.lock:
-                        if self.bot_turns.get(table_id) == (turn, conn):
-                            self.bot_turns[table_id] = (turn, None)
-                            await self._dispatch_bot(table)
+        for table_id, turn in self.pool.remove(conn):  # its turns go to another bot
+            table = self.tables.get(table_id)
+            if table is not None:
+                async with table.lock:
+                    if self.pool.turns.get(table_id) == (turn, None):
+                        await self._dispatch_bot(table)
         await self._lobby_changed()  # the people online and the bot levels served may have changed
 
     async def handle(self, conn: Connection, raw: str) -> None:
@@ -315,7 +254,7 @@ class Hub:
         online = len({c.user_id for c in self.conns if c.role != "bot" and not c.closed})
         online += self.cluster.remote_online if self.cluster else 0
         return out(Lobby(tables=tables, online=online, bot_levels=self.health()["bot_levels"],
-                         bot_ratings=self.level_ratings))
+                         bot_ratings=self.pool.ratings))
 
     async def _lobby_changed(self) -> None:
         # Coalesced: the clock sends at most one lobby update every LOBBY_EVERY_S.
@@ -345,7 +284,7 @@ class Hub:
             if level not in self.offered_levels():
                 await conn.send(error("bad_message", f"unknown bot level {level!r}", msg.type))
                 return
-            if not any(level in b.levels for b in self.bots):
+            if not self.pool.serves(level):
                 await conn.send(error("no_bot", f"no bot is connected for level {level!r}; try again later",
                                       msg.type, {"level": level}))
                 return
@@ -374,7 +313,7 @@ class Hub:
         for level in (level_a, level_b):
             if level not in self.offered_levels():
                 raise ValueError(f"unknown bot level {level!r}")
-        if not any(level_a in b.levels for b in self.bots) or not any(level_b in b.levels for b in self.bots):
+        if not self.pool.serves(level_a) or not self.pool.serves(level_b):
             raise LookupError("no bot is connected for one of these levels")
         table = Table(id=secrets.token_hex(4), variant=variant, opponent="bot", bot_level=f"{level_a} vs {level_b}",
                       series_left=games - 1)
@@ -502,7 +441,7 @@ class Hub:
         if not any(s is not None and not s.is_bot for s in table.seats):
             table.status = "closed"
             self.tables.pop(table.id, None)
-            self.bot_turns.pop(table.id, None)
+            self.pool.turns.pop(table.id, None)
             for watcher in self.watchers.pop(table.id, set()):  # a closed table keeps no one watching
                 watcher.watching.discard(table.id)
         else:
@@ -538,7 +477,7 @@ class Hub:
             await conn.send(_no_table(msg.table_id, msg.type))
             return
         if conn.is_bot:
-            pending = self.bot_turns.get(table.id)
+            pending = self.pool.turns.get(table.id)
             if pending is None or (msg.turn is not None and msg.turn != pending[0]):
                 log.info("dropped a stale bot answer for %s (turn %s, pending %s)", table.id, msg.turn, pending)
                 return  # a stale answer: the turn moved on (or went to another bot)
@@ -591,7 +530,7 @@ class Hub:
             end = self._end_record(table, outcome.points, outcome.winner, "finished", moves=table.move_number + 1)
         await self.store.record_move(row, end)  # the move is durable before anyone is told of it
         trick = deal.play(card, seat)
-        self.bot_turns.pop(table.id, None)
+        self.pool.turns.pop(table.id, None)
         table.deadline = time.time() + self.settings.move_timeout_s
         event: dict[str, Any] = {"kind": "play", "seat": seat, "card": card_name(card)}
         if trick is not None:
@@ -625,7 +564,7 @@ class Hub:
         if analyse and table.game_id is not None:
             self.analysis.deal_ended(table.game_id)
         table.rematch = [bool(s and s.is_bot) for s in table.seats]
-        self.bot_turns.pop(table.id, None)
+        self.pool.turns.pop(table.id, None)
         if all(table.rematch) and table.series_left > 0:
             table.series_left -= 1
             task = asyncio.get_running_loop().create_task(self._next_in_series(table))
@@ -705,17 +644,8 @@ class Hub:
     async def register_bot(self, conn: Connection, *, levels: list[str], capacity: int, analysis: int,
                            level_info: list[LevelInfo]) -> None:
         """Seat the bot ``conn`` (here or, as a proxy, at another process) for ``levels`` from now on."""
-        allowed = self.settings.levels
-        conn.levels = [lv for lv in levels if not allowed or lv in allowed]
-        times = {info.name: info.time_ms for info in level_info}
-        for lv in conn.levels:  # the bots' word on their levels (agent/levels.py) outranks the fallback
-            self.announced_levels[lv] = times.get(lv, self.announced_levels.get(lv))
-        self.level_ratings |= {i.name: i.rating for i in level_info if i.rating is not None and i.name in conn.levels}
-        conn.capacity = capacity
-        conn.analysis = analysis
+        self.pool.register(conn, levels=levels, capacity=capacity, analysis=analysis, level_info=level_info)
         await self.analysis.hello(conn)
-        if conn not in self.bots:
-            self.bots.append(conn)
         await self._dispatch_waiting()
         await self._lobby_changed()  # the lobby lists the bot levels served
 
@@ -727,19 +657,15 @@ class Hub:
 
     async def _dispatch_waiting(self) -> None:
         """Give waiting bot turns to bots that have room again (in the order the turns were asked)."""
-        for table_id, (_, bot) in list(self.bot_turns.items()):
-            if bot is None and table_id in self.tables:
-                if not any(self.bot_load(b) < b.capacity for b in self.bots if not b.closed):
+        for table_id in self.pool.waiting():
+            if table_id in self.tables:
+                if not self.pool.has_room():
                     return
                 await self._dispatch_bot(self.tables[table_id])
 
     def offered_levels(self) -> dict[str, int | None]:
         """Return the bot levels a table may ask for, with their per-move times (see :mod:`server.game.levels`)."""
-        return offered_levels(self.announced_levels, self.settings.levels)
-
-    def bot_load(self, bot: Connection) -> int:
-        """Return how many bot tables ``bot`` is currently thinking for."""
-        return sum(1 for _, b in self.bot_turns.values() if b is bot)
+        return self.pool.offered()
 
     async def _dispatch_bot(self, table: Table) -> None:
         deal = table.deal
@@ -750,17 +676,14 @@ class Hub:
         if s is None or not s.is_bot:
             return
         turn = table.move_number
-        self.bot_turns.pop(table.id, None)  # this table's own turn does not count against a bot's capacity
-        candidates = [b for b in self.bots if s.level in b.levels and not b.closed]
-        free = [b for b in candidates if self.bot_load(b) < b.capacity]
-        bot = min(free, key=self.bot_load) if free else None
-        self.bot_turns[table.id] = (turn, bot)
+        assert s.level is not None
+        bot, served = self.pool.assign(table.id, turn, s.level)
         # No bot, no clock: a bot seat does not forfeit for want of a bot; the clock restarts with one.
         if bot is None:
             table.deadline = None
         elif table.deadline is None:
             table.deadline = time.time() + self.settings.move_timeout_s
-        notice = (None if bot else NOTICE_BOTS_BUSY if candidates else NOTICE_NO_BOT)
+        notice = (None if bot else NOTICE_BOTS_BUSY if served else NOTICE_NO_BOT)
         if notice != table.notice:
             table.notice = notice
             await self._broadcast(table, {"kind": "notice"})
@@ -768,7 +691,6 @@ class Hub:
             return
         state = state_from_view(view_of(deal, seat))
         remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
-        assert s.level is not None
         await bot.send(out(BotTurn(table_id=table.id, turn=turn, level=s.level,
                                    time_ms=min(remaining_ms // 2, 5000), state=state.to_dict())))
 
@@ -898,16 +820,8 @@ class Hub:
 
     def health(self) -> dict[str, Any]:
         """Return the bot pool's figures for ``/healthz``."""
-        live = [b for b in self.bots if not b.closed]
         return {
-            "bots_connected": len(live),
-            "bot_capacity": sum(max(0, b.capacity - self.bot_load(b)) for b in live),
-            # The pool's load: turns the bots think about now, of how many they take, and turns waiting for one.
-            "bot_turns": sum(self.bot_load(b) for b in live),
-            "bot_slots": sum(b.capacity for b in live),
-            "bot_turns_waiting": sum(1 for _, b in self.bot_turns.values() if b is None),
-            # In the order the bots announced them (weakest first, as agent/levels.py declares them).
-            "bot_levels": [lv for lv in self.announced_levels if any(lv in b.levels for b in live)],
+            **self.pool.health(),
             "tables": len(self.tables),
             "connections": len(self.conns),
             **self.analysis.health(),

@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 from server.game.analysis import AnalysisQueue
-from server.game.hub import Connection, Hub
+from server.game.connection import Connection
+from server.game.hub import Hub
 from server.game.records import MemoryStore
 from server.game.transport import MemoryTransport
 from server.settings import Settings
