@@ -343,7 +343,7 @@ class Cluster:
             pipe.hset(TABLES, mapping=changed)  # type: ignore[arg-type]  # redis types want a Mapping of unions
         if gone:
             pipe.hdel(TABLES, *gone)
-        online = len({c.user_id for c in self.hub.conns if c.role != "bot" and not c.closed})
+        online = len(self.hub.online)
         if online != self._online_written:
             pipe.hset(ONLINE, self.node, online)
         await pipe.execute()
@@ -384,7 +384,10 @@ class Cluster:
         before = self.remote_summaries()
         registry.update({t: json.loads(e) for t, e in self._published.items()})
         self.registry = registry
-        self.remote_online = sum(int(n) for node, n in online.items() if node in self._alive and node != self.node)
+        remote_online = sum(int(n) for node, n in online.items() if node in self._alive and node != self.node)
+        if remote_online != self.remote_online:
+            self.remote_online = remote_online
+            self.hub.online_dirty = True
         if self.remote_summaries() != before:
             self.hub.lobby_dirty = True
         await self._sync_bots({k: e for k, e in bot_entries.items() if k.split(":")[0] in self._alive})
