@@ -57,11 +57,15 @@ ALL = PREFIX + "all"
 RENEW = """
 local lost = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('get', key) == ARGV[1] then redis.call('pexpire', key, ARGV[2]) else lost[#lost + 1] = key end
+  local owner = redis.call('get', key)
+  if owner == ARGV[1] then redis.call('pexpire', key, ARGV[2])
+  elseif not owner then redis.call('set', key, ARGV[1], 'PX', ARGV[2])
+  else lost[#lost + 1] = key end
 end
 return lost
 """
-"""Renew the leases that are still this node's; return the keys of those that are not."""
+"""Renew this node's leases (taking back one that expired while nobody took it: this node stalled);
+return the keys of those another node holds now."""
 
 
 def lease_key(table_id: str) -> str:

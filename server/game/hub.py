@@ -310,9 +310,9 @@ class Hub:
         table.seats[0] = Seat(conn.user_id, conn.username, is_bot=False)
         if level is not None:
             table.seats[1] = await self._bot_seat(level)  # before the table is listed: a failure leaves none
-        self.tables[table.id] = table
-        if self.cluster:
+        if self.cluster:  # the lease first: a table listed here is renewed as this process's
             await self.cluster.own(table)
+        self.tables[table.id] = table
         self._attach(conn, table, 0)
         if level is not None:
             async with table.lock:
@@ -336,9 +336,9 @@ class Hub:
                       series_left=games - 1)
         table.seats[0] = await self._bot_seat(level_a)
         table.seats[1] = await self._bot_seat(level_b, second=level_a == level_b)
-        self.tables[table.id] = table
         if self.cluster:
             await self.cluster.own(table)
+        self.tables[table.id] = table
         async with table.lock:
             await self._start_deal(table)
         await self._lobby_changed()

@@ -199,3 +199,21 @@ def test_bots_and_analysts_serve_every_process(pg_url: str, redis_url: str, tmp_
             analyst.close()
         agent.send_signal(signal.SIGTERM)
         agent.wait(15)
+
+
+def test_a_lease_is_renewed_taken_back_or_reported_lost(redis_url: str) -> None:
+    """The renewal keeps this node's leases, takes back one that expired untaken, and reports one another holds."""
+    import redis
+
+    from server.game.cluster import RENEW, lease_key
+
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    renew = client.register_script(RENEW)
+    client.set(lease_key("mine"), "me", px=100)
+    client.set(lease_key("theirs"), "other", px=10_000)
+    lost = renew(keys=[lease_key(t) for t in ("mine", "expired", "theirs")], args=["me", 5000])
+    assert lost == [lease_key("theirs")]
+    assert client.get(lease_key("mine")) == client.get(lease_key("expired")) == "me"
+    assert 4000 < client.pttl(lease_key("mine")) <= 5000 and 4000 < client.pttl(lease_key("expired")) <= 5000
+    assert client.get(lease_key("theirs")) == "other"
+    client.close()
