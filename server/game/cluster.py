@@ -455,7 +455,14 @@ class Cluster:
             if message is None:
                 continue
             try:
-                self._receive(json.loads(message["data"]))
+                data: str = message["data"]
+                if data.startswith(">"):  # the frequent one, framed without JSON: ">CID TEXT"
+                    cid, text = data[1:].split(" ", 1)
+                    conn = self.local.get(int(cid))
+                    if conn is not None:
+                        self._keep(asyncio.create_task(conn.send_encoded(text)))  # in order: the socket's lock
+                else:
+                    self._receive(json.loads(data))
             except Exception:
                 log.exception("a cluster message could not be handled")
 
@@ -463,11 +470,7 @@ class Cluster:
         op = msg["op"]
         if msg.get("from") == self.node and op not in ("cmd", "reclaim", "gone"):
             return  # this node's own news
-        if op == "send":
-            conn = self.local.get(msg["cid"])
-            if conn is not None:
-                self._spawn(conn.send_encoded(msg["text"]))
-        elif op == "close":
+        if op == "close":
             conn = self.local.get(msg["cid"])
             if conn is not None and conn.close_socket is not None:
                 self._spawn(conn.close_socket(msg["code"], msg["reason"]))
@@ -527,7 +530,7 @@ class Cluster:
             channel = inbox(node)
 
             async def send_text(text: str) -> None:
-                self._send(channel, {"op": "send", "cid": cid, "text": text})
+                self._outbox.put_nowait((channel, f">{cid} {text}"))
 
             async def close_socket(code: int, reason: str) -> None:
                 self._send(channel, {"op": "close", "cid": cid, "code": code, "reason": reason})
@@ -554,6 +557,10 @@ class Cluster:
                 await work
 
         self._spawn(run())
+
+    def _keep(self, task: asyncio.Task[Any]) -> None:
+        self.hub._tasks.add(task)
+        task.add_done_callback(self.hub._tasks.discard)
 
     def _spawn(self, work: Awaitable[Any]) -> None:
         async def run() -> None:
