@@ -82,6 +82,9 @@ class MatchResult:
     stats: dict[str, SideStats] = field(default_factory=dict)
     per_deal: list[int] = field(default_factory=list)
     """A's wins (0, 1 or 2) in each duplicate deal, in deal order: for paired comparisons."""
+    per_deal_points: list[int] = field(default_factory=list)
+    """A's points (thirds) over each duplicate deal's two games, in deal order: a paired measure with
+    resolution where the win rate has none (a side that wins 95% of the games)."""
 
     def summary(self) -> dict[str, Any]:
         """Return the figures as JSON-ready data."""
@@ -89,7 +92,8 @@ class MatchResult:
         rate, lo, hi = wilson(a.wins, a.games)
         out: dict[str, Any] = {"a": self.a, "b": self.b, "variant": self.variant, "deals": self.deals,
                                "games": a.games, "a_win_rate": rate, "a_ci95": [lo, hi],
-                               "seed": self.seed, "first": self.first, "per_deal": self.per_deal}
+                               "seed": self.seed, "first": self.first, "per_deal": self.per_deal,
+                               "per_deal_points": self.per_deal_points}
         for side in ("A", "B"):
             s = self.stats[side]
             out[side] = asdict(s) | {
@@ -203,6 +207,7 @@ def _accumulate(result: MatchResult, r: dict[str, SideStats], bar: Any) -> None:
     for side in ("A", "B"):
         result.stats[side].add(r[side])
     result.per_deal.append(r["A"].wins)
+    result.per_deal_points.append(r["A"].points)
     a = result.stats["A"]
     bar.set_postfix(A=f"{a.wins / max(1, a.games):.3f}")
     bar.update(1)

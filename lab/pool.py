@@ -8,7 +8,9 @@ adds the chunks up and prints the pooled win rate with its 95% interval.
 same deals (same variant and opponent; deals pair by seed and index, and X or Y may
 be several chunks, comma-separated) deal by deal: the luck of a deal is
 shared by both runs, so the difference of their win rates is known far more
-precisely than either rate.
+precisely than either rate.  Runs that saved their per-deal points (``per_deal_points``)
+are also compared on the mean points per game, which still has resolution when both
+players win nearly every game.
 """
 
 from __future__ import annotations
@@ -71,6 +73,29 @@ def deal_results(runs: list[dict[str, Any]]) -> dict[tuple[int, int], int]:
     return out
 
 
+def deal_points(runs: list[dict[str, Any]]) -> dict[tuple[int, int], int] | None:
+    """Return A's points (thirds, both games) per deal, keyed by (seed, deal index), or None when a run
+    did not save them (older arena files)."""
+    out: dict[tuple[int, int], int] = {}
+    for run in runs:
+        points = run.get("per_deal_points")
+        if not points or len(points) != len(run.get("per_deal", [])):
+            return None
+        first = run.get("first", 0)
+        for i, p in enumerate(points):
+            out[(run.get("seed", 0), first + i)] = p
+    return out
+
+
+def paired_mean(diffs: list[float]) -> tuple[float, float, float]:
+    """Return the mean of paired differences and its normal 95% interval."""
+    n = len(diffs)
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+    half = 1.96 * math.sqrt(var / n)
+    return mean, mean - half, mean + half
+
+
 def compare(x: dict[str, Any] | list[dict[str, Any]], y: dict[str, Any] | list[dict[str, Any]]) -> dict[str, Any]:
     """Return X's win rate minus Y's over the deals both played, with a paired 95% interval.
 
@@ -89,13 +114,21 @@ def compare(x: dict[str, Any] | list[dict[str, Any]], y: dict[str, Any] | list[d
     n = len(common)
     if n == 0:
         raise ValueError("the runs share no deal (same seed and deal index)")
-    diffs = [(xd[k] - yd[k]) / 2 for k in common]
-    mean = sum(diffs) / n
-    var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
-    half = 1.96 * math.sqrt(var / n)
-    return {"x": xs[0]["a"], "y": ys[0]["a"], "b": xs[0]["b"], "variant": xs[0]["variant"], "deals": n,
-            "x_win_rate": sum(xd[k] for k in common) / (2 * n), "y_win_rate": sum(yd[k] for k in common) / (2 * n),
-            "difference": mean, "ci95": [mean - half, mean + half]}
+    mean, lo, hi = paired_mean([(xd[k] - yd[k]) / 2 for k in common])
+    out: dict[str, Any] = {
+        "x": xs[0]["a"], "y": ys[0]["a"], "b": xs[0]["b"], "variant": xs[0]["variant"], "deals": n,
+        "x_win_rate": sum(xd[k] for k in common) / (2 * n), "y_win_rate": sum(yd[k] for k in common) / (2 * n),
+        "difference": mean, "ci95": [lo, hi]}
+    xp, yp = deal_points(xs), deal_points(ys)
+    if xp is not None and yp is not None:
+        # Points per game in thirds; "gain" is X's edge in the game's goal (more points in
+        # Tressette, fewer in Kifameno), so a positive gain favours X in both variants.
+        sign = -1 if xs[0]["variant"] == "kifameno" else 1
+        pmean, plo, phi = paired_mean([(xp[k] - yp[k]) / 2 for k in common])
+        glo, ghi = sorted((sign * plo, sign * phi))
+        out["points"] = {"x_mean": sum(xp[k] for k in common) / (2 * n), "y_mean": sum(yp[k] for k in common) / (2 * n),
+                         "difference": pmean, "ci95": [plo, phi], "gain": sign * pmean, "gain_ci95": [glo, ghi]}
+    return out
 
 
 def main(argv: list[str]) -> int:
@@ -148,4 +181,11 @@ def _main_compare(files: list[str]) -> int:
     print(f"{c['x']} vs {c['y']}, both against {c['b']} · {c['variant']} · {c['deals']} common duplicate deals")
     print(f"win rates {c['x_win_rate']:.3f} vs {c['y_win_rate']:.3f}: difference {c['difference']:+.3f} "
           f"(paired 95% CI {lo:+.3f} to {hi:+.3f})")
+    if "points" in c:
+        p = c["points"]
+        goal = "fewer" if c["variant"] == "kifameno" else "more"
+        print(f"mean points per game (thirds) {p['x_mean']:.3f} vs {p['y_mean']:.3f}: difference "
+              f"{p['difference']:+.3f} (paired 95% CI {p['ci95'][0]:+.3f} to {p['ci95'][1]:+.3f}); "
+              f"gain toward the goal ({goal} points) {p['gain']:+.3f} ({p['gain_ci95'][0]:+.3f} to "
+              f"{p['gain_ci95'][1]:+.3f})")
     return 0

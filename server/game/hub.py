@@ -545,7 +545,11 @@ class Hub:
         if probe.is_over:
             outcome = probe.outcome()
             end = self._end_record(table, outcome.points, outcome.winner, "finished", moves=table.move_number + 1)
-        await self.store.record_move(row, end)  # the move is durable before anyone is told of it
+        try:
+            await self.store.record_move(row, end)  # the move is durable before anyone is told of it
+        except Exception:
+            await self._resync(table)
+            raise
         trick = deal.play(card, seat)
         self.pool.turns.pop(table.id, None)
         table.deadline = time.time() + self.settings.move_timeout_s
@@ -768,11 +772,18 @@ class Hub:
         self.analysis.restore()  # queued and running analyses wait for the next analysis bot
         return count
 
-    def restore_game(self, game: SavedGame) -> Table:
-        """Rebuild the table of one stored unfinished deal: its people away (their grace starts now), a fresh clock."""
+    def restore_game(self, game: SavedGame, *, into: Table | None = None) -> Table:
+        """Rebuild the table of one stored unfinished deal: its people away (their grace starts now), a fresh clock.
+
+        ``into``: a table this process has: only its deal (and clock) is replaced.
+        """
         deal = Deal.from_deck(game.deck, Variant(game.variant), game.first_leader)
         for seat, card in game.moves:
             deal.play(card, seat)
+        if into is not None:
+            into.deal = deal
+            into.deadline = time.time() + self.settings.move_timeout_s
+            return into
         table = Table(id=game.table_id, variant=Variant(game.variant), opponent=game.opponent,
                       bot_level=game.bot_level, deal=deal, game_id=game.game_id, deal_number=game.deal_number,
                       status="playing", next_first_leader=1 - game.first_leader)
@@ -783,6 +794,25 @@ class Hub:
         table.deadline = now + self.settings.move_timeout_s  # the time the table was away is nobody's
         self.tables[table.id] = table
         return table
+
+    async def _resync(self, table: Table) -> None:
+        """After a refused write: if the store holds more of the deal than memory, take the stored deal.
+
+        Only another process can have written it (one that served the table while this one stalled
+        past its lease, ``server.game.cluster``); its players then see the deal as stored.
+        """
+        try:
+            games = await asyncio.to_thread(self.store.unfinished_games, [table.id])
+        except Exception:  # noqa: BLE001 - the store is down: the refusal stands, nothing to compare
+            return
+        saved = next((g for g in games if g.game_id == table.game_id), None)
+        if saved is None or len(saved.moves) <= table.move_number:
+            return
+        log.warning("table %s: the store has %d moves, memory %d: taking the stored deal",
+                    table.id, len(saved.moves), table.move_number)
+        self.restore_game(saved, into=table)
+        await self._broadcast(table, None)
+        await self._dispatch_bot(table)
 
     async def reclaim(self, conn: Connection, table_id: str) -> None:
         """Seat ``conn`` again at its user's seat unless a live connection holds it; else let it watch a public table.

@@ -143,7 +143,9 @@ class MemoryStore:
         return game_id
 
     async def record_move(self, move: dict[str, Any], end: GameEnd | None) -> None:
-        """Keep ``move`` (and ``end``)."""
+        """Keep ``move`` (and ``end``); a second move of the same number is refused, as by the database."""
+        if any(m["move_number"] == move["move_number"] for m in self.moves[move["game_id"]]):
+            raise ValueError(f"game {move['game_id']} has a move {move['move_number']} already")
         await self._write()
         self.moves[move["game_id"]].append(dict(move))
         if end is not None:

@@ -212,3 +212,37 @@ def test_a_forfeit_is_stored_before_it_is_told() -> None:
         assert len(ends) == 1 and ends[0]["table"]["result"]["reason"] == "left"
 
     asyncio.run(main())
+
+
+def test_a_move_stored_by_another_process_is_taken_not_doubled() -> None:
+    """Two services on one store (a process that stalled past its lease, and the one that took its table):
+    the stalled one's move at a number already stored is refused, and it takes the stored deal."""
+    async def main() -> None:
+        store = MemoryStore()
+        stalled = make_hub(store)
+        table_id, seats = await two_players(stalled)
+        for _ in range(3):
+            conn, _, card = _mover(stalled, table_id, seats)
+            await send(stalled, conn, type="play", table_id=table_id, card=card)
+        other = make_hub(store)
+        (saved,) = store.unfinished_games([table_id])
+        taken = other.restore_game(saved)
+        assert taken.deal is not None
+        seat = taken.deal.to_move
+        await other._apply(taken, seat, taken.deal.legal_moves()[0])  # the 4th card, stored by the other process
+        game_id = stalled.tables[table_id].game_id or 0
+        assert len(store.moves[game_id]) == 4
+
+        conn, transport, card = _mover(stalled, table_id, seats)  # still 3 cards in the stalled one's memory
+        await send(stalled, conn, type="play", table_id=table_id, card=card)
+        assert transport.of_type("error")[-1]["code"] == "internal"
+        assert len(store.moves[game_id]) == 4  # not doubled
+        assert [m["move_number"] for m in store.moves[game_id]] == [0, 1, 2, 3]
+        for _, t in seats:  # both players see the deal as stored, and play on from it
+            view = last_table(t)["view"]
+            assert 2 * len(view["history"]) + len(view["table"]) == 4
+        conn, _, card = _mover(stalled, table_id, seats)
+        await send(stalled, conn, type="play", table_id=table_id, card=card)
+        assert [m["move_number"] for m in store.moves[game_id]] == [0, 1, 2, 3, 4]
+
+    asyncio.run(main())
