@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             hub.cluster = Cluster(hub, settings.redis_url, lease_s=settings.cluster_lease_s)
             await hub.cluster.start()
             restored = await hub.cluster.claim_unfinished()
-            hub.analysis.restore()
+            hub.analysis.restore(running=hub.health()["nodes"] == 1)  # others may be running some
             log.info("joined the portal as node %s", hub.cluster.node)
         else:
             restored = hub.restore()

@@ -159,10 +159,16 @@ class AnalysisQueue:
             return
         for j in lost:
             del self.jobs[j.id]
-        self._requeue([j.game_id for j in lost], "the bot analysing it disconnected")
+        await self._requeue([j.game_id for j in lost], "the bot analysing it disconnected")
         await self.dispatch()
 
-    def _requeue(self, game_ids: list[int], why: str) -> None:
+    async def _requeue(self, game_ids: list[int], why: str) -> None:
+        back = await asyncio.to_thread(self._requeue_rows, game_ids, why)
+        log.info("analyses back in the queue (%s): %s", why, back)
+        self.waiting[:0] = [g for g in back if g not in self.waiting]
+
+    def _requeue_rows(self, game_ids: list[int], why: str) -> list[int]:
+        """Store running analyses as queued again (failed past MAX_ATTEMPTS); return those queued."""
         with self.sessions() as session:
             back = []
             for game_id in game_ids:
@@ -175,18 +181,17 @@ class AnalysisQueue:
                     row.status = "queued"
                     back.append(game_id)
             session.commit()
-        log.info("analyses back in the queue (%s): %s", why, back)
-        self.waiting[:0] = [g for g in back if g not in self.waiting]
+        return back
 
     # ----- requests ----------------------------------------------------------------------
 
-    def request(self, game_id: int, *, force: bool = False) -> bool:
+    async def request(self, game_id: int, *, force: bool = False) -> bool:
         """Queue ``game_id``'s analysis unless it is queued, running, or done by the latest version known.
 
         ``force`` re-runs a done analysis anyway. Returns True if the game was (re)queued. The caller
         has checked that the game exists and is finished.
         """
-        if not self._mark_queued(game_id, force=force):
+        if not await asyncio.to_thread(self._mark_queued, game_id, force=force):
             return False
         if game_id not in self.waiting:
             self.waiting.append(game_id)
@@ -248,11 +253,16 @@ class AnalysisQueue:
                 return
             worker = min(free, key=self.load)
             game_id = self.waiting.pop(0)
-            record = self._start(game_id)
-            if record is None:
-                continue
             job = Job(self.job_prefix + secrets.token_hex(8), game_id, worker, time.monotonic())
-            self.jobs[job.id] = job  # before the send: a disconnect meanwhile gives it back
+            self.jobs[job.id] = job  # holds the bot's slot while the record is read (off the event loop)
+            record = await asyncio.to_thread(self._start, game_id)
+            if self.jobs.get(job.id) is not job:  # the bot left meanwhile: the job goes back
+                if record is not None:
+                    await self._requeue([game_id], "the bot left as it was handed the job")
+                continue
+            if record is None:  # no longer queued (done, or taken by another process)
+                del self.jobs[job.id]
+                continue
             await worker.send(out(Analyse(job=job.id, game_id=game_id, record=record)))
 
     def _start(self, game_id: int) -> dict[str, Any] | None:
@@ -274,34 +284,41 @@ class AnalysisQueue:
             log.info("ignored a stale analysis answer (job %s, game %s)", msg.job, msg.game_id)
             return
         del self.jobs[job.id]
+        version = await asyncio.to_thread(self._store, job.game_id, msg)
+        if version is not None and (self.latest_version is None
+                                    or version_key(version) > version_key(self.latest_version)):
+            self.latest_version = version
+        await self.dispatch()
+
+    def _store(self, game_id: int, msg: AnalysisReport) -> str | None:
+        """Store an answer (the analysis and its per-move rows, or the failure); return the version stored."""
         with self.sessions() as session:
-            row = session.get(Analysis, job.game_id)
+            row = session.get(Analysis, game_id)
             if row is None:
-                return
+                return None
             error = msg.error
             rows: list[MoveAnalysis] = []
             if error is None and msg.analysis is not None:
-                moves = list(session.scalars(select(Move).where(Move.game_id == job.game_id)
+                moves = list(session.scalars(select(Move).where(Move.game_id == game_id)
                                              .order_by(Move.move_number)))
                 try:
-                    rows = move_rows(job.game_id, msg.analysis, moves)
+                    rows = move_rows(game_id, msg.analysis, moves)
                 except ValueError as exc:
                     error = f"malformed analysis: {exc}"
+            version = None
             if error is not None:
                 row.status, row.error, row.finished_at = "failed", error[:500], _now()
-                log.warning("analysis of game %s failed: %s", job.game_id, error)
+                log.warning("analysis of game %s failed: %s", game_id, error)
             else:
                 assert msg.analysis is not None
-                version = msg.version or str(msg.analysis.get("version") or "")
-                session.execute(delete(MoveAnalysis).where(MoveAnalysis.game_id == job.game_id))
+                version = (msg.version or str(msg.analysis.get("version") or ""))[:64]
+                session.execute(delete(MoveAnalysis).where(MoveAnalysis.game_id == game_id))
                 session.add_all(rows)
-                row.status, row.version, row.result, row.error = "done", version[:64], msg.analysis, None
+                row.status, row.version, row.result, row.error = "done", version, msg.analysis, None
                 row.accuracy0, row.accuracy1 = _accuracies(msg.analysis)
                 row.finished_at = _now()
-                if self.latest_version is None or version_key(version) > version_key(self.latest_version):
-                    self.latest_version = version
             session.commit()
-        await self.dispatch()
+        return version
 
     async def tick(self) -> None:
         """Give back jobs held longer than the timeout (a stuck bot keeps its connection but not the job)."""
@@ -311,15 +328,19 @@ class AnalysisQueue:
             return
         for j in late:
             del self.jobs[j.id]
-        self._requeue([j.game_id for j in late], "the bot took too long")
+        await self._requeue([j.game_id for j in late], "the bot took too long")
         await self.dispatch()
 
     # ----- restart and status ------------------------------------------------------------
 
-    def restore(self) -> int:
-        """Queue again the analyses left queued or running by the last process; return how many."""
+    def restore(self, *, running: bool = True) -> int:
+        """Queue again the analyses left queued (and ``running``) by the last process; return how many.
+
+        ``running`` False: other processes of the portal are alive and may be running some.
+        """
+        statuses = ("queued", "running") if running else ("queued",)
         with self.sessions() as session:
-            rows = list(session.scalars(select(Analysis).where(Analysis.status.in_(("queued", "running")))
+            rows = list(session.scalars(select(Analysis).where(Analysis.status.in_(statuses))
                                         .order_by(Analysis.requested_at, Analysis.game_id)))
             for row in rows:
                 row.status = "queued"

@@ -137,3 +137,28 @@ def test_a_told_seat_sees_the_opponents_whole_hand_and_only_it() -> None:
         assert (before.hand, before.unknown, before.inplay) == (after.hand, after.unknown, after.inplay)
         assert set(before.hiscards) <= set(after.hiscards) <= set(after.unknown)
         assert len(after.hiscards) == after.opponent_hand_size
+
+
+def test_per_deal_points_add_up_and_compare_in_the_goals_direction(tmp_path: Path) -> None:
+    """Arena files keep A's points per deal; ``compare`` pairs them per game, the gain signed by the goal."""
+    from lab.pool import compare
+
+    runs = {}
+    for player in ("greedy", "random"):
+        out = tmp_path / f"{player}.json"
+        run = _agent("arena", player, "random", "--deals", "4", "--seed", "3", "--variant", "kifameno",
+                     "--json", str(out), "--no-progress")
+        assert run.returncode == 0, run.stderr
+        runs[player] = json.loads(out.read_text())
+        assert len(runs[player]["per_deal_points"]) == 4
+        assert sum(runs[player]["per_deal_points"]) == runs[player]["A"]["points"]
+    c = compare(runs["greedy"], runs["random"])["points"]
+    diffs = [(a - b) / 2 for a, b in zip(runs["greedy"]["per_deal_points"], runs["random"]["per_deal_points"],
+                                         strict=True)]
+    assert c["difference"] == sum(diffs) / 4 and c["gain"] == -c["difference"]  # fewer points win Kifameno
+    assert c["x_mean"] == runs["greedy"]["A"]["mean_points"] and c["ci95"][0] <= c["difference"] <= c["ci95"][1]
+    assert c["gain_ci95"] == sorted(-v for v in c["ci95"])
+    text = _agent("pool", "--compare", str(tmp_path / "greedy.json"), str(tmp_path / "random.json")).stdout
+    assert "gain toward the goal (fewer points)" in text
+    old = {k: v for k, v in runs["random"].items() if k != "per_deal_points"}  # a file from before
+    assert "points" not in compare(runs["greedy"], old)
