@@ -276,6 +276,19 @@ def out(msg: ServerMessage) -> dict[str, Any]:
     return msg.model_dump(by_alias=True)
 
 
+def table_message(table: dict[str, Any], event: dict[str, Any] | None) -> dict[str, Any]:
+    """Return the :class:`TableMessage` of ``table`` and ``event`` as :func:`out` would, without the model.
+
+    It goes to every player at every move: building and dumping the model cost a tenth of the
+    server's time per move.
+
+    >>> table = {"id": "t", "view": {"hand": ["K 3"]}}
+    >>> table_message(table, {"kind": "start"}) == out(TableMessage(table=table, event={"kind": "start"}))
+    True
+    """
+    return {"type": "table", "table": table, "event": event}
+
+
 def error(code: str, message: str, ref: str | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
     """Return an ``error`` message (``params`` the refusal's data, ``{}`` when none).
 

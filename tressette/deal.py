@@ -126,6 +126,11 @@ class Deal:
         return len(self.history) == N_TRICKS
 
     @property
+    def last_card(self) -> bool:
+        """Return True if the next card played ends the deal (the second card of the 20th trick)."""
+        return len(self.history) == N_TRICKS - 1 and len(self.table) == 1
+
+    @property
     def to_move(self) -> int:
         """Return the seat whose turn it is (meaningless once the deal is over)."""
         return self.leader if not self.table else 1 - self.leader

@@ -50,12 +50,12 @@ from server.protocol import (
     Rematch,
     SeatMoved,
     SeatOut,
-    TableMessage,
     UserOut,
     WatchTable,
     Welcome,
     error,
     out,
+    table_message,
 )
 from server.settings import Settings
 from server.store.movelog import move_fields
@@ -539,10 +539,10 @@ class Hub:
         deal = table.deal
         assert deal is not None
         row = self._move_row(table, seat, card)
-        probe = deal.copy()
-        probe.play(card, seat)
         end = None
-        if probe.is_over:
+        if deal.last_card:  # the end is stored with the move: play it on a copy first
+            probe = deal.copy()
+            probe.play(card, seat)
             outcome = probe.outcome()
             end = self._end_record(table, outcome.points, outcome.winner, "finished", moves=table.move_number + 1)
         try:
@@ -852,7 +852,7 @@ class Hub:
 
     async def _send_table(self, conn: Connection, table: Table, seat: int | None, event: dict[str, Any] | None) -> None:
         snapshot = table.snapshot(seat, with_invite=seat == 0, reconnect_grace_s=self.settings.reconnect_grace_s)
-        await conn.send(out(TableMessage(table=snapshot, event=event)))
+        await conn.send(table_message(snapshot, event))
 
     async def _broadcast(self, table: Table, event: dict[str, Any] | None) -> None:
         sends = []
@@ -863,7 +863,7 @@ class Hub:
         watchers = list(self.watchers.get(table.id, ()))
         if watchers:  # every spectator sees the same: encoded once
             snapshot = table.snapshot(None, reconnect_grace_s=self.settings.reconnect_grace_s)
-            text = json.dumps(out(TableMessage(table=snapshot, event=event)))
+            text = json.dumps(table_message(snapshot, event))
             sends.extend(conn.send_encoded(text) for conn in watchers)
         await asyncio.gather(*sends)
 

@@ -67,6 +67,7 @@ def test_random_deals_keep_every_rule(variant: Variant) -> None:
         check_at = rng.randrange(40)
         move_number = 0
         while not deal.is_over:
+            assert deal.last_card == (move_number == 39)  # the deal ends with its 40th card, always
             mover = deal.to_move
             hand = list(deal.hands[mover])
             legal = deal.legal_moves()
