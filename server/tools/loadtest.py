@@ -54,7 +54,9 @@ async def _guest(client: httpx.AsyncClient, url: str) -> str:
     return str(r.json()["token"])
 
 
-async def _open(ws_url: str, token: str) -> ClientConnection:
+async def _open(ws_url: str, token: str, token_in_url: bool) -> ClientConnection:
+    if token_in_url:  # servers before the auth message (a baseline from an older commit)
+        return await connect(f"{ws_url}?token={token}", max_size=2**22, open_timeout=60, ping_interval=None)
     ws = await connect(ws_url, max_size=2**22, open_timeout=60, ping_interval=None)
     await ws.send(json.dumps({"type": "auth", "token": token}))  # the token goes in the first message
     return ws
@@ -100,13 +102,13 @@ async def _player(ws: ClientConnection, figures: Figures, think_ms: float, rng: 
 
 
 async def _table(urls: tuple[str, str], http: httpx.AsyncClient, figures: Figures, setup: asyncio.Semaphore,
-                 go: asyncio.Event, ready: list[int], think_ms: float, seed: int) -> None:
+                 go: asyncio.Event, ready: list[int], think_ms: float, seed: int, token_in_url: bool) -> None:
     """Open one private table (two guests), wait for ``go``, then play its deal."""
     rng = random.Random(seed)
     async with setup:  # accounts and sockets are opened a few at a time; the deals then run together
         ta, tb = await _guest(http, urls[0]), await _guest(http, urls[1])
-        a = await _open(_ws(urls[0]), ta)
-        b = await _open(_ws(urls[1]), tb)
+        a = await _open(_ws(urls[0]), ta, token_in_url)
+        b = await _open(_ws(urls[1]), tb, token_in_url)
         created: asyncio.Future[tuple[str, str]] = asyncio.get_running_loop().create_future()
         task_a = asyncio.create_task(_player(a, figures, think_ms, rng, created))
         task_b = asyncio.create_task(_player(b, figures, think_ms, rng, None))  # reads (the lobby) from now on
@@ -128,7 +130,7 @@ def _ws(url: str) -> str:
 
 
 async def run(urls: list[str], tables: int, *, think_ms: float = 0.0, split: bool = False,
-              seed: int = 1) -> tuple[dict[str, Any], Figures]:
+              seed: int = 1, token_in_url: bool = False) -> tuple[dict[str, Any], Figures]:
     """Set up ``tables`` tables over ``urls`` (in turn), play their deals at once; return the figures."""
     figures = Figures()
     go = asyncio.Event()
@@ -138,8 +140,8 @@ async def run(urls: list[str], tables: int, *, think_ms: float = 0.0, split: boo
         setup_start = time.perf_counter()
         setup = asyncio.Semaphore(20)
         pairs = [(urls[i % len(urls)], urls[(i + int(split)) % len(urls)]) for i in range(tables)]
-        jobs = asyncio.gather(*(_table(pairs[i], http, figures, setup, go, ready, think_ms, seed * 100_003 + i)
-                                for i in range(tables)))
+        jobs = asyncio.gather(*(_table(pairs[i], http, figures, setup, go, ready, think_ms, seed * 100_003 + i,
+                                       token_in_url) for i in range(tables)))
         while ready[0] < tables:
             await asyncio.sleep(0.05)
             if jobs.done():  # a setup failed: raise it
@@ -165,12 +167,15 @@ async def run(urls: list[str], tables: int, *, think_ms: float = 0.0, split: boo
     }, figures
 
 
-def check_database(db_url: str, game_ids: set[int]) -> tuple[int, int]:
-    """Return how many of ``game_ids`` are finished in the database, and how many moves they have."""
+def check_database(db_url: str, game_ids: set[int] | None) -> tuple[int, int]:
+    """Return how many of ``game_ids`` are finished in the database, and how many moves they have.
+
+    None: every game of the database (a fresh one, for a server whose snapshots carry no ``game_id``).
+    """
     engine = create_engine(db_url)
     try:
         with Session(engine) as s:
-            ids = sorted(game_ids)
+            ids = sorted(game_ids) if game_ids is not None else list(s.scalars(select(Game.id)))
             games = moves = 0
             for i in range(0, len(ids), 1000):
                 chunk = ids[i:i + 1000]
@@ -198,12 +203,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", action="store_true", help="a table's two players on different servers")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database-url", help="the servers' database, to check every move reached it")
+    parser.add_argument("--token-in-url", action="store_true",
+                        help="sign in with ?token= (servers older than the auth message: a baseline's commit)")
     args = parser.parse_args(argv)
     urls = [u.rstrip("/") for u in (args.url or ["http://127.0.0.1:8000"])]
-    figures, seen = asyncio.run(run(urls, args.tables, think_ms=args.think_ms, split=args.split, seed=args.seed))
-    ok = seen.finished == 2 * args.tables and len(seen.game_ids) == args.tables
+    figures, seen = asyncio.run(run(urls, args.tables, think_ms=args.think_ms, split=args.split, seed=args.seed,
+                                    token_in_url=args.token_in_url))
+    ok = seen.finished == 2 * args.tables and len(seen.game_ids) in (args.tables, 0)
     if args.database_url:
-        games, moves = check_database(args.database_url, seen.game_ids)
+        games, moves = check_database(args.database_url, seen.game_ids or None)
         figures["database"] = {"games_finished": games, "moves": moves}
         ok = ok and games == args.tables and moves == MOVES_PER_DEAL * args.tables
     figures["ok"] = ok
