@@ -182,9 +182,11 @@ class Cluster:
         node = await self.owner_of(table_id)
         if node is None or node == self.node:
             return False
+        cid = self.cid_of.get(conn)
+        if cid is None:  # the socket is gone already: nothing to answer
+            return True
         self.routes.setdefault(conn, {})[table_id] = node
-        self._send(inbox(node), {"op": "cmd", "from": self.node, "cid": self.cid_of[conn],
-                                 "user": self._user(conn), "raw": raw})
+        self._send(inbox(node), {"op": "cmd", "from": self.node, "cid": cid, "user": self._user(conn), "raw": raw})
         return True
 
     def forward_report(self, conn: Connection, job: str, raw: str) -> bool:
@@ -192,7 +194,7 @@ class Cluster:
         node = job.split(".", 1)[0] if "." in job else self.node
         if node == self.node or conn not in self.cid_of:
             return False
-        self.routes.setdefault(conn, {})[f"job:{job}"] = node
+        self.routes.setdefault(conn, {})[f"node:{node}"] = node  # one entry per node: told when the bot leaves
         self._send(inbox(node), {"op": "cmd", "from": self.node, "cid": self.cid_of[conn],
                                  "user": self._user(conn), "raw": raw})
         return True

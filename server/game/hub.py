@@ -242,14 +242,10 @@ class Hub:
             Play: self._play, Rematch: self._rematch, Chat: self._chat, Ping: self._ping, BotHello: self._bot_hello,
             AnalysisReport: self._analysis_report,
         }[type(msg)]
-        if self.cluster and conn.node is None:  # a table another process owns: its owner handles this
-            target = msg.table_id if isinstance(msg, (*TABLE_COMMANDS, Chat)) else None
-            if target is not None and target not in self.tables and await self.cluster.forward(conn, target, raw):
-                return
-            if isinstance(msg, AnalysisReport) and self.cluster.forward_report(conn, msg.job, raw):
-                return
-        table = self.tables.get(msg.table_id) if isinstance(msg, TABLE_COMMANDS) else None
         try:
+            if self.cluster and conn.node is None and await self._forwarded(conn, msg, raw):
+                return
+            table = self.tables.get(msg.table_id) if isinstance(msg, TABLE_COMMANDS) else None
             if table is None:
                 await handler(conn, msg)  # type: ignore[operator]
             else:
@@ -259,6 +255,16 @@ class Hub:
             # E.g. the database refused a commit: the move was not applied, so the game is unchanged.
             log.exception("handling %s failed", kind)
             await conn.send(error("internal", "the server could not handle this message; try again", kind))
+
+    async def _forwarded(self, conn: Connection, msg: Any, raw: str) -> bool:
+        """Send ``msg`` to the process that owns its table (or gave out its analysis); False if that is this one."""
+        assert self.cluster is not None
+        target = msg.table_id if isinstance(msg, (*TABLE_COMMANDS, Chat)) else None
+        if target is not None and target not in self.tables:
+            return await self.cluster.forward(conn, target, raw)
+        if isinstance(msg, AnalysisReport):
+            return self.cluster.forward_report(conn, msg.job, raw)
+        return False
 
     # ----- lobby and seats ---------------------------------------------------------------
 
