@@ -205,6 +205,17 @@ class Cluster:
                 for table_id, entry in self.registry.items()
                 if entry["node"] != self.node and user_id in entry["users"] and entry["status"] != "closed"]
 
+    def playing_elsewhere(self) -> set[Connection]:
+        """Return this node's sockets seated in a running deal at another node's table (they need no lobby)."""
+        busy = set()
+        for conn, routes in self.routes.items():
+            for table_id in routes:
+                entry = self.registry.get(table_id)
+                if entry is not None and entry["status"] == "playing" and conn.user_id in entry["users"]:
+                    busy.add(conn)
+                    break
+        return busy
+
     def reclaim(self, conn: Connection, table_id: str) -> None:
         """Ask the owner of ``table_id`` to seat ``conn`` again (if no live socket holds the seat) or let it watch."""
         node = self.registry.get(table_id, {}).get("node")

@@ -289,6 +289,8 @@ class Hub:
         text = self.lobby_text = json.dumps(self._lobby())  # encoded once for everyone
         # Players in a running deal do not need the lobby; they get it when they come back.
         busy = {c for (t, _), c in self.seat_conn.items() if t in self.tables and self.tables[t].status == "playing"}
+        if self.cluster:
+            busy |= self.cluster.playing_elsewhere()
         # Those who saw this very lobby last get nothing (a private table's end changes no one's lobby).
         targets = [c for c in self.conns if c.role != "bot" and c not in busy and c.lobby_seen != text]
         for c in targets:

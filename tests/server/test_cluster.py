@@ -7,6 +7,7 @@ the table over from the database and the deal finishes with every move stored on
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -67,6 +68,18 @@ def test_players_on_two_processes_share_one_table(pg_url: str, redis_url: str,
     c.send({"type": "watch_table", "table_id": table_id})
     watched = c.wait_for(is_table)
     assert watched["table"]["you"] is None and watched["table"]["players"][0]["username"]
+    # A new public table reaches the lobby of the spectator on the other process, not the player in a deal there.
+    td, _ = guest_token(one.url)
+    d = Client(one.ws_url, td)
+    d.send({"type": "create_table", "variant": "kifameno"})
+    other_id = d.wait_for(is_table)["table"]["id"]
+    c.wait_for(lambda m: m["type"] == "lobby" and other_id in {t["id"] for t in m["tables"]})
+    time.sleep(1.5)
+    with contextlib.suppress(TimeoutError):
+        while True:
+            b.recv(timeout=0.2)
+    assert not [m for m in b.received if m["type"] == "lobby" and other_id in {t["id"] for t in m["tables"]}]
+    d.close()
     for client in (a, b):  # whoever leads has its turn in the start snapshot
         seen = [m for m in client.received if is_table(m) and m["table"]["status"] == "playing"]
         if seen and my_turn(seen[-1]):
