@@ -414,9 +414,11 @@ class Hub:
 
         ``waiting``: the new table will wait for an opponent (else its deal starts at once).
         """
-        mine = [t for t in self.tables.values() if t.seat_of(conn.user_id) is not None]
-        waiting_now = sum(1 for t in mine if t.status == "waiting")
-        playing_now = sum(1 for t in mine if t.status == "playing")
+        statuses = [t.status for t in self.tables.values() if t.seat_of(conn.user_id) is not None]
+        if self.cluster:  # and the user's tables at the other processes (as of the last look, a second ago)
+            statuses += [status for _, _, status in self.cluster.remote_seats(conn.user_id)]
+        waiting_now = statuses.count("waiting")
+        playing_now = statuses.count("playing")
         limit, count, kind = ((self.settings.max_waiting_tables, waiting_now, "waiting") if waiting
                               else (self.settings.max_playing_tables, playing_now, "playing"))
         if count < limit:

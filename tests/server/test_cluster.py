@@ -230,3 +230,19 @@ def test_a_lease_is_renewed_taken_back_or_reported_lost(redis_url: str) -> None:
     assert 4000 < client.pttl(lease_key("mine")) <= 5000 and 4000 < client.pttl(lease_key("expired")) <= 5000
     assert client.get(lease_key("theirs")) == "other"
     client.close()
+
+
+def test_a_users_table_limit_counts_every_process(pg_url: str, redis_url: str,
+                                                  start_server: Callable[..., LiveServer]) -> None:
+    """One waiting table allowed: opened on one process, a second one on the other is refused."""
+    one, two = _portal(start_server, pg_url, redis_url, TRESET_MAX_WAITING_TABLES="1")
+    token, _ = guest_token(one.url)
+    first, second = Client(one.ws_url, token), Client(two.ws_url, token)
+    first.send({"type": "create_table", "variant": "tressette"})
+    table_id = first.wait_for(is_table)["table"]["id"]
+    second.wait_for(lambda m: m["type"] == "lobby" and table_id in {t["id"] for t in m["tables"]})
+    second.send({"type": "create_table", "variant": "kifameno"})
+    refused = second.error()
+    assert refused["code"] == "too_many_tables" and refused["params"] == {"limit": 1, "status": "waiting"}
+    first.close()
+    second.close()
