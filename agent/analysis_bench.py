@@ -4,9 +4,10 @@
   part, total; single-threaded, so one core);
 - ``agreement``: the same deals analysed with two seeds: the share of moves
   labelled alike;
-- ``load``: the bot's answer time at the ``normal`` level with no analysis
-  running and with analyses running in a worker process at low priority (as
-  ``treset-agent serve`` runs them).
+- ``load``: the bot's answer time, the full search at 300 ms a move, with no
+  analysis running and with analyses running in a worker process at low
+  priority (as ``treset-agent serve`` runs them). (Timed as the full search, not
+  a level: the levels' budgets and caps change as the ladder is recalibrated.)
 
 The deals are self-play records (the bot at a few hundred iterations, with a
 share of random cards so there are mistakes to find).
@@ -26,7 +27,6 @@ from typing import Any
 
 from agent.analysis import DEFAULT_ITERATIONS, analyse
 from agent.decide import decide, warmup
-from agent.levels import choose_card
 from tressette import Deal, Variant, card_name, state_from_view, view_of
 
 
@@ -95,7 +95,7 @@ def _analyse_forever(deal: dict[str, Any], until: float) -> int:
 
 
 def answer_times(positions: int, *, with_analyses: int) -> dict[str, float]:
-    """Time the bot's ``normal``-level answer on ``positions`` positions, with ``with_analyses``
+    """Time the bot's full search at 300 ms on ``positions`` positions, with ``with_analyses``
     analysis worker processes (niceness 19) busy the whole time; return the figures (ms)."""
     rng = random.Random(5)
     states = []
@@ -120,9 +120,9 @@ def answer_times(positions: int, *, with_analyses: int) -> dict[str, float]:
     try:
         for state in states:
             t0 = time.perf_counter()
-            choose_card(state, "normal")
+            decision = decide(state, time_ms=300)
             walls.append((time.perf_counter() - t0) * 1000)
-            iterations.append(decide(state, time_ms=300).iterations)
+            iterations.append(decision.iterations)
     finally:
         if pool is not None:
             for p in list(getattr(pool, "_processes", {}).values()):  # our own workers, stopped mid-analysis
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"labels alike with two seeds: {100 * a['labels_alike']:.1f}% of {a['moves']} moves "
               f"({100 * a['hidden_labels_alike']:.1f}% in the hidden part)")
     for row in out.get("load", []):
-        print(f"normal-level answer with {row['analyses']} analysis worker(s) busy: median "
+        print(f"answer at 300 ms a move with {row['analyses']} analysis worker(s) busy: median "
               f"{row['answer_ms_median']:.0f} ms, max {row['answer_ms_max']:.0f} ms, "
               f"median {row['iterations_median']:,.0f} iterations in 300 ms"
               + (f" (each worker got {100 * row['workers_cpu_share']:.0f}% of a core)" if row["analyses"] else ""))
