@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -40,6 +41,23 @@ log = logging.getLogger("treset.app")
 AUTH_FAILED = 4401
 
 
+GC_THRESHOLDS = (50_000, 50, 1000)
+"""The collector's thresholds while serving (Python's defaults: 700, 10, 10).
+
+Measured with 1,000 tables of people (2 s a card) over two processes with every table split
+(``python -m server.tools.loadtest ... --split --think-ms 2000``): the move round trip's p99 was
+251 ms with the defaults, 70 ms with these (and the startup's objects frozen), 54 ms with no
+collection at all: the tail was the collector's pauses over the many live objects of the tables.
+"""
+
+
+def _tune_gc() -> None:
+    """Collect less often while serving; what startup built (modules, settings) is never scanned again."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app for ``settings`` (from the environment by default)."""
     settings = settings or get_settings()
@@ -69,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if restored:
             log.info("restored %d unfinished game(s)", restored)
         await hub.resume_bots()  # restored bot turns wait for (and go to) the first bot that connects
+        _tune_gc()
         clock = asyncio.create_task(hub.run_clock())
         try:
             yield
