@@ -86,6 +86,11 @@ class BotPool:
         """Return the tables whose bot turn waits for a bot, oldest request first."""
         return [table_id for table_id, (_, bot) in self.turns.items() if bot is None]
 
+    def levels_served(self) -> list[str]:
+        """Return the levels a connected bot plays, in the order the bots announced them (weakest first)."""
+        live = self.live()
+        return [lv for lv in self.announced if any(lv in b.levels for b in live)]
+
     def health(self) -> dict[str, Any]:
         """Return the pool's figures for ``/healthz``."""
         live = self.live()
@@ -96,6 +101,5 @@ class BotPool:
             "bot_turns": sum(self.load(b) for b in live),
             "bot_slots": sum(b.capacity for b in live),
             "bot_turns_waiting": len(self.waiting()),
-            # In the order the bots announced them (weakest first, as agent/levels.py declares them).
-            "bot_levels": [lv for lv in self.announced if any(lv in b.levels for b in live)],
+            "bot_levels": self.levels_served(),
         }

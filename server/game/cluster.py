@@ -182,11 +182,8 @@ class Cluster:
         node = await self.owner_of(table_id)
         if node is None or node == self.node:
             return False
-        cid = self.cid_of.get(conn)
-        if cid is None:  # the socket is gone already: nothing to answer
-            return True
-        self.routes.setdefault(conn, {})[table_id] = node
-        self._send(inbox(node), {"op": "cmd", "from": self.node, "cid": cid, "user": self._user(conn), "raw": raw})
+        if conn in self.cid_of:  # else the socket is gone already: nothing to answer
+            self._to_node(node, conn, table_id, {"op": "cmd", "raw": raw})
         return True
 
     def forward_report(self, conn: Connection, job: str, raw: str) -> bool:
@@ -194,10 +191,13 @@ class Cluster:
         node = job.split(".", 1)[0] if "." in job else self.node
         if node == self.node or conn not in self.cid_of:
             return False
-        self.routes.setdefault(conn, {})[f"node:{node}"] = node  # one entry per node: told when the bot leaves
-        self._send(inbox(node), {"op": "cmd", "from": self.node, "cid": self.cid_of[conn],
-                                 "user": self._user(conn), "raw": raw})
+        self._to_node(node, conn, f"node:{node}", {"op": "cmd", "raw": raw})  # one route per node, not per job
         return True
+
+    def _to_node(self, node: str, conn: Connection, route: str, message: dict[str, Any]) -> None:
+        """Send ``message`` for the local socket ``conn`` to ``node``, which is told when the socket goes."""
+        self.routes.setdefault(conn, {})[route] = node
+        self._send(inbox(node), {**message, "from": self.node, "cid": self.cid_of[conn], "user": self._user(conn)})
 
     def remote_seats(self, user_id: int) -> list[tuple[str, int, str]]:
         """Return the user's seats at other nodes' tables as ``(table_id, seat, status)``."""
@@ -221,9 +221,7 @@ class Cluster:
         node = self.registry.get(table_id, {}).get("node")
         if node is None or node == self.node or conn not in self.cid_of:
             return
-        self.routes.setdefault(conn, {})[table_id] = node
-        self._send(inbox(node), {"op": "reclaim", "from": self.node, "cid": self.cid_of[conn],
-                                 "user": self._user(conn), "table_id": table_id})
+        self._to_node(node, conn, table_id, {"op": "reclaim", "table_id": table_id})
 
     async def bot_hello(self, conn: Connection, msg: BotHello) -> None:
         """List a local bot for every node (they seat it through proxies)."""

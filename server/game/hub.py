@@ -276,7 +276,7 @@ class Hub:
         tables = ([t for t in newest if t["status"] == "waiting"][:LOBBY_LIMIT]
                   + [t for t in newest if t["status"] == "playing"][:LOBBY_LIMIT])
         online = len(self.online) + (self.cluster.remote_online if self.cluster else 0)
-        return out(Lobby(tables=tables, online=online, bot_levels=self.pool.health()["bot_levels"],
+        return out(Lobby(tables=tables, online=online, bot_levels=self.pool.levels_served(),
                          bot_ratings=self.pool.ratings))
 
     async def _lobby_changed(self) -> None:
@@ -390,10 +390,7 @@ class Hub:
                 await conn.send(error("bad_invite", "this table is private: the invite code is wrong", msg.type,
                                       {"table_id": table.id}))
                 return
-            self.watchers.setdefault(table.id, set()).add(conn)
-            conn.watching.add(table.id)
-            table.spectators = len(self.watchers[table.id])
-            await self._send_table(conn, table, None, None)
+            await self._watch(conn, table)
             return
         key = (table.id, seat)
         previous = self.seat_conn.get(key)
@@ -426,6 +423,12 @@ class Hub:
         await conn.send(error("too_many_tables", f"you have {count} {kind} tables already (at most {limit})", ref,
                               {"limit": limit, "status": kind}))
         return True
+
+    async def _watch(self, conn: Connection, table: Table) -> None:
+        self.watchers.setdefault(table.id, set()).add(conn)
+        conn.watching.add(table.id)
+        table.spectators = len(self.watchers[table.id])
+        await self._send_table(conn, table, None, None)
 
     def _unwatch(self, conn: Connection, table_id: str) -> None:
         conn.watching.discard(table_id)
@@ -837,10 +840,7 @@ class Hub:
             s = table.seats[seat] if seat is not None else None
             if seat is None or s is None or s.is_bot:
                 if table.invite is None and table_id not in conn.watching:
-                    self.watchers.setdefault(table.id, set()).add(conn)
-                    conn.watching.add(table.id)
-                    table.spectators = len(self.watchers[table.id])
-                    await self._send_table(conn, table, None, None)
+                    await self._watch(conn, table)
                 return
             holder = self.seat_conn.get((table.id, seat))
             if holder is not None and holder is not conn and not holder.closed:
