@@ -102,6 +102,39 @@ def play_until_over(a: Client, b: Client, table_id: str, choose: Callable[[Msg],
     raise TimeoutError(f"the deal did not finish; last: {last}")
 
 
+def cards_played(msg: Msg) -> int:
+    """Return how many cards of the deal a ``table`` message shows played (0 before a deal)."""
+    view = msg["table"]["view"]
+    return 2 * len(view["history"]) + len(view["table"]) if view else 0
+
+
+def play_cards(a: Client, b: Client, table_id: str, count: int, watcher: Client) -> None:
+    """Let two clients play the first legal card ``count`` times; return once ``watcher`` has seen them all."""
+    played = 0
+    while played < count:
+        for client in (a, b):
+            try:
+                m = client.recv(timeout=0.05)
+            except TimeoutError:
+                continue
+            if my_turn(m) and m["event"] is not None and played < count:
+                client.send({"type": "play", "table_id": table_id, "card": m["table"]["view"]["legal"][0]})
+                played += 1
+    if not any(is_table(m) and cards_played(m) == count for m in watcher.received):  # maybe read above already
+        watcher.wait_for(lambda m: is_table(m) and cards_played(m) == count)
+
+
+def finish_deal(resumed: list[tuple[Client, Msg]], table_id: str) -> Msg:
+    """After a restart or takeover: whoever its last snapshot says is to move plays, then both play the deal out.
+
+    ``resumed``: the two clients, each with the table message it got back. Returns the final table message.
+    """
+    for client, m in resumed:
+        if my_turn(m):
+            client.send({"type": "play", "table_id": table_id, "card": m["table"]["view"]["legal"][0]})
+    return play_until_over(resumed[0][0], resumed[1][0], table_id)
+
+
 def open_pair(base_url: str, ws_url: str, variant: str = "tressette") -> tuple[Client, Client, str]:
     """Two guests: the first opens a table of ``variant``, the second joins; return both and the table id."""
     ta, _ = guest_token(base_url)

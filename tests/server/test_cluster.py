@@ -18,14 +18,21 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, select
-from sqlalchemy.orm import Session
 
-from server.store.models import Game, Move
 from tests.bot.test_bot_games import BOT_TOKEN
 from tests.conftest import ROOT, LiveServer
 from tests.server.analysis_bot import AnalysisBot
-from tests.server.client import Client, Msg, guest_token, is_table, my_turn, play_until_over
+from tests.server.client import (
+    Client,
+    cards_played,
+    finish_deal,
+    guest_token,
+    is_table,
+    my_turn,
+    play_cards,
+    play_until_over,
+)
+from tests.server.db import assert_one_deal_stored
 
 
 def _portal(start_server: Callable[..., LiveServer], pg_url: str, redis_url: str, **env: str
@@ -42,11 +49,6 @@ def _portal(start_server: Callable[..., LiveServer], pg_url: str, redis_url: str
 
 def _lobby_ids(server: LiveServer) -> set[str]:
     return {t["id"] for t in httpx.get(f"{server.url}/api/tables").json()["tables"]}
-
-
-def _moves(m: Msg) -> int:
-    view = m["table"]["view"]
-    return 2 * len(view["history"]) + len(view["table"])
 
 
 def test_players_on_two_processes_share_one_table(pg_url: str, redis_url: str,
@@ -91,13 +93,7 @@ def test_players_on_two_processes_share_one_table(pg_url: str, redis_url: str,
     # The chat goes both ways across the processes.
     b.send({"type": "chat", "table_id": table_id, "text": "gg"})
     assert a.wait_for(lambda m: m["type"] == "chat")["text"] == "gg"
-    engine = create_engine(pg_url)
-    with Session(engine) as s:
-        game = s.scalars(select(Game)).one()
-        assert game.status == "finished"
-        assert list(s.scalars(select(Move.move_number).where(Move.game_id == game.id).order_by(Move.move_number))) \
-            == list(range(40))
-    engine.dispose()
+    assert_one_deal_stored(pg_url)
     for client in (a, b, c):
         client.close()
 
@@ -116,18 +112,7 @@ def test_the_owner_killed_mid_deal_the_other_process_finishes_it(
     a.send({"type": "create_table", "variant": "kifameno"})
     table_id = a.wait_for(is_table)["table"]["id"]  # owned by ``one``
     b.send({"type": "join_table", "table_id": table_id})
-    played = 0
-    while played < 13:
-        for client in (a, b):
-            try:
-                m = client.recv(timeout=0.05)
-            except TimeoutError:
-                continue
-            if my_turn(m) and m["event"] is not None and played < 13:
-                client.send({"type": "play", "table_id": table_id, "card": m["table"]["view"]["legal"][0]})
-                played += 1
-    if not any(is_table(m) and m["table"]["view"] and _moves(m) == 13 for m in b.received):  # maybe read above
-        b.wait_for(lambda m: is_table(m) and _moves(m) == 13)
+    play_cards(a, b, table_id, 13, watcher=b)
     killed = time.time()
     one.kill() if how == "kill" else one.stop()
     a.close()
@@ -135,7 +120,7 @@ def test_the_owner_killed_mid_deal_the_other_process_finishes_it(
     back = b.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing", timeout=20)
     takeover_s = time.time() - killed
     print(f"takeover after {how}: {takeover_s:.2f} s")
-    assert _moves(back) == 13
+    assert cards_played(back) == 13
     assert back["table"]["players"][0]["connected"] is False  # A's socket died with its process
     assert takeover_s < 10
     health = httpx.get(f"{two.url}/healthz").json()
@@ -143,20 +128,11 @@ def test_the_owner_killed_mid_deal_the_other_process_finishes_it(
     # A reconnects (to the live process) and gets its seat back; the deal finishes.
     a2 = Client(two.ws_url, ta)
     ma = a2.wait_for(lambda m: is_table(m) and m["table"]["id"] == table_id)
-    assert ma["table"]["you"] == 0 and _moves(ma) == 13
+    assert ma["table"]["you"] == 0 and cards_played(ma) == 13
     mb = b.wait_for(lambda m: is_table(m) and (m.get("event") or {}).get("kind") == "reconnect")
-    for client, m in ((a2, ma), (b, mb)):
-        if my_turn(m):
-            client.send({"type": "play", "table_id": table_id, "card": m["table"]["view"]["legal"][0]})
-    final = play_until_over(a2, b, table_id)
+    final = finish_deal([(a2, ma), (b, mb)], table_id)
     assert sum(final["table"]["result"]["points"]) == 35
-    engine = create_engine(pg_url)
-    with Session(engine) as s:
-        game = s.scalars(select(Game)).one()
-        assert game.status == "finished" and game.end_reason == "finished"
-        numbers = list(s.scalars(select(Move.move_number).where(Move.game_id == game.id).order_by(Move.move_number)))
-        assert numbers == list(range(40))  # none lost, none doubled
-    engine.dispose()
+    assert_one_deal_stored(pg_url)
     a2.close()
     b.close()
 
