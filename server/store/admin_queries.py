@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import BigInteger, ColumnElement, Integer, Select, Text, and_, case, cast, func, or_, select
 from sqlalchemy.ext.compiler import compiles
@@ -45,6 +45,9 @@ MAX_GAMES = 2**31 - 1
 """The most games a ``user_totals`` row can count (a 32-bit integer column)."""
 
 
+AnySelect = TypeVar("AnySelect", bound=Select[*tuple[Any, ...]])
+
+
 class FilterError(ValueError):
     """A filter that cannot select what was meant (unknown player, inverted dates, bad share): answered 422."""
 
@@ -57,6 +60,18 @@ def day_start(day: date | None) -> datetime | None:
 def day_end(day: date | None) -> datetime | None:
     """Return midnight UTC after ``day`` (date ranges include their last day)."""
     return datetime.combine(day + timedelta(days=1), time(), UTC) if day else None
+
+
+def _variant_and_days(stmt: AnySelect, f: ExportFilters | GameFilters, variant: QueryableAttribute[str],
+                      moment: QueryableAttribute[datetime]) -> AnySelect:
+    """Narrow ``stmt`` to ``f``'s variant and days (both ends included), read from ``variant`` and ``moment``."""
+    if f.variant:
+        stmt = stmt.where(variant == f.variant)
+    if f.date_from:
+        stmt = stmt.where(moment >= day_start(f.date_from))
+    if f.date_to:
+        stmt = stmt.where(moment < day_end(f.date_to))
+    return stmt
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,12 +218,7 @@ def export_statement(f: ExportFilters) -> Select[*tuple[Any, ...]]:
         .where(Game.status == "finished")
         .order_by(Move.game_id, Move.move_number)
     )
-    if f.variant:
-        stmt = stmt.where(Move.variant == f.variant)
-    if f.date_from:
-        stmt = stmt.where(Move.created_at >= day_start(f.date_from))
-    if f.date_to:
-        stmt = stmt.where(Move.created_at < day_end(f.date_to))
+    stmt = _variant_and_days(stmt, f, Move.variant, Move.created_at)
     if f.player:
         stmt = stmt.where(User.username == f.player)
     # The mover's record in the move's variant (the thesis's "strong players" selection); a condition on
@@ -313,12 +323,7 @@ def search_games(session: Session, f: GameFilters, *, limit: int = 50, offset: i
         stmt = stmt.where(Analysis.status.is_(None) if f.analysis == "none" else Analysis.status == f.analysis)
     if f.status != "any":
         stmt = stmt.where(Game.status == f.status)
-    if f.variant:
-        stmt = stmt.where(Game.variant == f.variant)
-    if f.date_from:
-        stmt = stmt.where(Game.started_at >= day_start(f.date_from))
-    if f.date_to:
-        stmt = stmt.where(Game.started_at < day_end(f.date_to))
+    stmt = _variant_and_days(stmt, f, Game.variant, Game.started_at)
     if f.bot_level:
         stmt = stmt.where(or_(Game.bot_level == f.bot_level, Game.bot_level.like(f"{f.bot_level} vs %"),
                               Game.bot_level.like(f"% vs {f.bot_level}")))
