@@ -154,12 +154,16 @@ class AnalysisQueue:
         """Give a vanished bot's jobs back to the front of the queue (another bot takes them)."""
         if worker in self.workers:
             self.workers.remove(worker)
-        lost = [j for j in self.jobs.values() if j.worker is worker]
-        if not lost:
+        await self._take_back([j for j in self.jobs.values() if j.worker is worker],
+                              "the bot analysing it disconnected")
+
+    async def _take_back(self, jobs: list[Job], why: str) -> None:
+        """Take ``jobs`` from their bots, queue them again (first) and hand out what can be."""
+        if not jobs:
             return
-        for j in lost:
+        for j in jobs:
             del self.jobs[j.id]
-        await self._requeue([j.game_id for j in lost], "the bot analysing it disconnected")
+        await self._requeue([j.game_id for j in jobs], why)
         await self.dispatch()
 
     async def _requeue(self, game_ids: list[int], why: str) -> None:
@@ -323,13 +327,8 @@ class AnalysisQueue:
     async def tick(self) -> None:
         """Give back jobs held longer than the timeout (a stuck bot keeps its connection but not the job)."""
         now = time.monotonic()
-        late = [j for j in self.jobs.values() if now - j.started > self.timeout_s]
-        if not late:
-            return
-        for j in late:
-            del self.jobs[j.id]
-        await self._requeue([j.game_id for j in late], "the bot took too long")
-        await self.dispatch()
+        await self._take_back([j for j in self.jobs.values() if now - j.started > self.timeout_s],
+                              "the bot took too long")
 
     # ----- restart and status ------------------------------------------------------------
 
