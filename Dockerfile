@@ -5,6 +5,7 @@ COPY pyproject.toml README.md alembic.ini ./
 COPY tressette tressette
 COPY agent agent
 COPY server server
+COPY web web
 COPY treset treset
 COPY migrations migrations
 RUN pip install --no-cache-dir .

@@ -57,14 +57,22 @@ class Settings(BaseSettings):
         default=True, description="permessage-deflate on the sockets: a table message shrinks from ~2 KB to ~0.7 KB, "
         "for about a quarter of the server's CPU per move (TRESET_WS_COMPRESSION=0 turns it off)")
     web_dir: Path = Field(
-        default=Path(__file__).resolve().parent / "web",
-        description="the browser client served at /; shipped inside the package (server/web)",
+        default_factory=lambda: _default_web_dir(),
+        description="the browser client served at /: the top-level web/ of a checkout, or the copy the wheel "
+        "ships inside the package (server/web)",
     )
 
     @property
     def levels(self) -> list[str]:
         """Return ``TRESET_BOT_LEVELS`` as a list: the only bot levels a table may ask for (empty: any offered)."""
         return [lv for lv in self.bot_levels.split(",") if lv]
+
+
+def _default_web_dir() -> Path:
+    """Return the installed client (``server/web`` in a wheel) or, in a checkout, the top-level ``web/``."""
+    here = Path(__file__).resolve().parent
+    installed = here / "web"
+    return installed if (installed / "index.html").exists() else here.parent / "web"
 
 
 @lru_cache

@@ -25,8 +25,8 @@ from tressette import Variant, card_name, parse_card, replay
 pytestmark = pytest.mark.browser
 TRICKS = 4  # tricks played (the stock holds 20 cards: each of them has draws)
 WAIT_MS = 30_000  # generous: the machine may be busy
-REVEAL_GONE_MS = 2500 + 300 + 200  # server/web/js/reveal.js: REVEAL_MS + FADE_MS, and a margin
-TRICK_SHOWN_MS = 1300 + 400 + 50  # server/web/js/table.js: HOLD_MS + COLLECT_MS (the trick shown, then taken), a margin
+REVEAL_GONE_MS = 2500 + 300 + 200  # web/js/reveal.js: REVEAL_MS + FADE_MS, and a margin
+TRICK_SHOWN_MS = 1300 + 400 + 50  # web/js/table.js: HOLD_MS + COLLECT_MS (the trick shown, then taken), a margin
 
 
 @dataclass

@@ -177,7 +177,7 @@ def _rating(x: dict[str, Any]) -> str:
 
 def test_every_string_in_both_languages() -> None:
     """Each interface string has an English and a Slovenian text, and every t("key") used exists."""
-    source = (ROOT / "server" / "web" / "js" / "i18n.js").read_text()
+    source = (ROOT / "web" / "js" / "i18n.js").read_text()
     en = source[source.index("  en: {"):source.index("  sl: {")]
     sl = source[source.index("  sl: {"):source.index("\n};")]
     keys_en = set(re.findall(r"(\w+): \"", en))
@@ -185,7 +185,7 @@ def test_every_string_in_both_languages() -> None:
     assert len(keys_en) > 100
     assert keys_en == keys_sl, f"only English: {keys_en - keys_sl}, only Slovenian: {keys_sl - keys_en}"
     used = set()
-    for path in (ROOT / "server" / "web" / "js").glob("*.js"):
+    for path in (ROOT / "web" / "js").glob("*.js"):
         used |= set(re.findall(r"\bt\(\"(\w+)\"\)", path.read_text()))
     assert "leaderboard" in used and "copyRecord" in used
     assert used <= keys_en, f"no text for {used - keys_en}"

@@ -28,7 +28,7 @@ from tests.web.conftest import DESKTOP, PHONE, SHOTS
 
 pytestmark = pytest.mark.browser
 WAIT_MS = 30_000
-HOLD_S = 1.3  # server/web/js/table.js HOLD_MS: the pause after a trick
+HOLD_S = 1.3  # web/js/table.js HOLD_MS: the pause after a trick
 
 
 @pytest.fixture(scope="module")
