@@ -15,21 +15,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from agent.options import use_policy_option
 from tressette import InvalidStateError, card_name, parse_state
-
-
-def use_policy_option(path: str | None, prefix: str) -> bool:
-    """Make ``--policy PATH`` (when given) the opponent policy; on a bad file say why on stderr and return False."""
-    if not path:
-        return True
-    from agent.opponent.policy import use_policy
-
-    try:
-        use_policy(path)
-    except ValueError as exc:
-        print(f"{prefix}: --policy: {exc}", file=sys.stderr)
-        return False
-    return True
 
 
 def decide_main(argv: list[str]) -> int:
@@ -174,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         from agent.fitpolicy import main as fit_main
 
         return fit_main(rest)
-    from agent.service import main as serve_main
+    from agent.serve import main as serve_main
 
     return serve_main(rest)
 
