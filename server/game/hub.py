@@ -27,7 +27,7 @@ from server.game.analysis import AnalysisQueue
 from server.game.botpool import BotPool
 from server.game.connection import Connection
 from server.game.limits import TokenBucket
-from server.game.records import GameEnd, GameStore, NewGame, SavedGame
+from server.game.records import FenceRefused, GameEnd, GameStore, NewGame, SavedGame
 from server.game.tables import Seat, Table
 from server.protocol import (
     CLIENT_MESSAGE,
@@ -83,6 +83,12 @@ LOBBY_LIMIT = 50
 """The lobby lists at most this many waiting tables and as many playing ones (newest first)."""
 LOBBY_EVERY_S = 1.0
 """The lobby goes out at most this often: with thousands online, every change at once would be a flood."""
+PAUSE_S = 2.0
+"""A clock tick this late means the process could not run (paused, or starved): the time lost is nobody's."""
+BOT_RETRY_S = 1.0
+"""A bot's move the store could not take is asked for again after this long (the store may be back)."""
+RETRY_AFTER_MS = 1000
+"""What ``table_unavailable`` advises: try again after this long."""
 ONLINE_SENDS_PER_S = 1000
 """A lobby whose only news is the number of people online goes to everyone at most every
 ``sockets / ONLINE_SENDS_PER_S`` seconds (at least LOBBY_EVERY_S): with 10,000 online someone comes or
@@ -112,6 +118,7 @@ class Hub:
         """The sockets of each person (not bot) online here."""
         self.cluster: Cluster | None = None
         """Set when several processes share the portal over Redis (``TRESET_REDIS_URL``)."""
+        self._last_tick = time.monotonic()
 
     # ----- connections -------------------------------------------------------------------
 
@@ -243,6 +250,8 @@ class Hub:
             AnalysisReport: self._analysis_report,
         }[type(msg)]
         try:
+            if self.cluster:  # after a pause, know which tables are still this process's before acting
+                await self.cluster.ensure_leases()
             if self.cluster and conn.node is None and await self._forwarded(conn, msg, raw):
                 return
             table = self.tables.get(msg.table_id) if isinstance(msg, TABLE_COMMANDS) else None
@@ -251,6 +260,9 @@ class Hub:
             else:
                 async with table.lock:  # the handler looks the table up again: it may have closed meanwhile
                     await handler(conn, msg)  # type: ignore[operator]
+        except TableLost as lost:  # another process serves the table now: the command goes there
+            if self.cluster is None or not await self.cluster.reroute(conn, lost.table_id, raw):
+                await conn.send(table_unavailable(lost.table_id, kind))
         except Exception:
             # E.g. the database refused a commit: the move was not applied, so the game is unchanged.
             log.exception("handling %s failed", kind)
@@ -315,6 +327,7 @@ class Hub:
                 return
         table = Table(id=secrets.token_hex(4), variant=Variant(msg.variant), opponent=msg.opponent,
                       bot_level=level, invite=secrets.token_urlsafe(8) if msg.opponent == "invite" else None)
+        await self._claim(table)
         table.seats[0] = Seat(conn.user_id, conn.username, is_bot=False)
         if level is not None:
             table.seats[1] = await self._bot_seat(level)  # before the table is listed: a failure leaves none
@@ -329,6 +342,11 @@ class Hub:
             await self._send_table(conn, table, 0, None)
         await self._lobby_changed()
 
+    async def _claim(self, table: Table) -> None:
+        """Take a new table's fencing token (before it is listed: a failure leaves no table)."""
+        fences, _ = await asyncio.to_thread(self.store.claim, [table.id])
+        table.fence = fences[table.id]
+
     async def _bot_seat(self, level: str, second: bool = False) -> Seat:
         player = await self.store.bot_account(f"bot-{level}" + ("-2" if second else ""))
         return Seat.bot(player.user_id, player.username)
@@ -342,6 +360,7 @@ class Hub:
             raise LookupError("no bot is connected for one of these levels")
         table = Table(id=secrets.token_hex(4), variant=variant, opponent="bot", bot_level=f"{level_a} vs {level_b}",
                       series_left=games - 1)
+        await self._claim(table)
         table.seats[0] = await self._bot_seat(level_a)
         table.seats[1] = await self._bot_seat(level_b, second=level_a == level_b)
         if self.cluster:
@@ -373,7 +392,14 @@ class Hub:
         seat = free[0]
         table.seats[seat] = Seat(conn.user_id, conn.username, is_bot=False)
         self._attach(conn, table, seat)
-        await self._start_deal(table)
+        try:
+            await self._start_deal(table)
+        except Exception:  # the deal could not be stored: the joiner is not seated (and may join again)
+            if self.tables.get(table.id) is table:
+                table.seats[seat] = None
+            self.seat_conn.pop((table.id, seat), None)
+            conn.seats.discard((table.id, seat))
+            raise
         await self._lobby_changed()
 
     async def _open(self, conn: Connection, msg: OpenTable | WatchTable) -> None:
@@ -487,10 +513,10 @@ class Hub:
         assert seats[0] is not None and seats[1] is not None
         first = table.next_first_leader
         deal = Deal.new(table.variant, first)  # CSPRNG shuffle; the deck stays on the server
-        table.game_id = await self.store.start_game(NewGame(
-            table_id=table.id, deal_number=table.deal_number + 1, variant=table.variant.value,
-            opponent=table.opponent, players=(seats[0].user_id, seats[1].user_id), bot_level=table.bot_level,
-            first_leader=first, deck=list(deal.deck)))
+        new = NewGame(table_id=table.id, deal_number=table.deal_number + 1, variant=table.variant.value,
+                      opponent=table.opponent, players=(seats[0].user_id, seats[1].user_id),
+                      bot_level=table.bot_level, first_leader=first, deck=list(deal.deck))
+        table.game_id = await self._stored(table, self.store.start_game(new, fence=table.fenced))
         table.next_first_leader = 1 - first
         table.deal = deal
         table.deal_number += 1
@@ -558,11 +584,19 @@ class Hub:
             probe.play(card, seat)
             outcome = probe.outcome()
             end = self._end_record(table, outcome.points, outcome.winner, "finished", moves=table.move_number + 1)
-        try:
-            await self.store.record_move(row, end)  # the move is durable before anyone is told of it
+        try:  # the move is durable before anyone is told of it
+            await self._stored(table, self.store.record_move(row, end, fence=table.fenced))
+        except TableLost:
+            raise
         except Exception:
+            mover = table.seats[seat]
+            if mover is not None and mover.is_bot:  # the bot is asked again once the store may be back
+                table.bot_retry_at = time.time() + BOT_RETRY_S
             await self._resync(table)
             raise
+        if end is not None:  # the totals and ratings, apart from the move writer (never holding up other tables)
+            assert table.game_id is not None
+            await self.store.settle(table.game_id)
         trick = deal.play(card, seat)
         self.pool.turns.pop(table.id, None)
         table.deadline = time.time() + self.settings.move_timeout_s
@@ -588,7 +622,7 @@ class Hub:
         bots_only = all(s is not None and s.is_bot for s in table.seats)
         return GameEnd(game_id=table.game_id, points=points, winner=winner, reason=reason,
                        variant=table.variant.value, players=(table.seats[0].user_id, table.seats[1].user_id),
-                       analyse=self.analysis.wanted(bots_only=bots_only, moves=moves))
+                       moves=moves, analyse=self.analysis.wanted(bots_only=bots_only, moves=moves))
 
     def _close_deal(self, table: Table, points: tuple[int, int], winner: int, reason: str, *, analyse: bool) -> None:
         table.status = "finished"
@@ -613,22 +647,26 @@ class Hub:
                 except Exception:
                     log.exception("the next deal of series %s could not start", table.id)
 
-    async def _end_deal(self, table: Table, *, loser: int, reason: str, then: Callable[[], None] | None = None
-                        ) -> None:
+    async def _end_deal(self, table: Table, *, loser: int, reason: str, then: Callable[[], None] | None = None,
+                        cause: str | None = None) -> None:
         """End the deal by forfeit: ``loser`` ran out of time or left; it counts as a loss.
 
         The end is stored first (if the store refuses, this raises and nothing changed); ``then``
-        runs after that, before anyone is told.
+        runs after that, before anyone is told. ``cause`` (default ``reason``) tells the players why:
+        ``"left"`` (clicked Leave), ``"connection"`` (away past the grace) or ``"timeout"``.
         """
         deal = table.deal
         assert deal is not None
         points = deal.final_points()
         end = self._end_record(table, points, 1 - loser, reason, moves=table.move_number)
-        await self.store.end_game(end)
+        await self._stored(table, self.store.end_game(end, fence=table.fenced))
+        await self.store.settle(end.game_id)
         if then is not None:
             then()
         self._close_deal(table, points, 1 - loser, reason, analyse=end.analyse)
-        await self._broadcast(table, {"kind": "end", "reason": reason, "seat": loser})
+        if table.result is not None:
+            table.result["cause"] = cause or reason
+        await self._broadcast(table, {"kind": "end", "reason": reason, "seat": loser, "cause": cause or reason})
         await self._lobby_changed()
         await self._dispatch_waiting()
 
@@ -752,7 +790,7 @@ class Hub:
             for seat, s in enumerate(table.seats):
                 if (s and not s.is_bot and s.disconnected_at is not None
                         and now - s.disconnected_at > self.settings.reconnect_grace_s):
-                    await self._end_deal(table, loser=seat, reason="left")
+                    await self._end_deal(table, loser=seat, reason="left", cause="connection")
                     break
         elif table.status in ("waiting", "finished"):
             gone = [i for i, s in enumerate(table.seats) if s and not s.is_bot and s.disconnected_at is not None

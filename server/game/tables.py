@@ -57,6 +57,10 @@ class Table:
     """What holds the game up outside it: ``{"code": "no_bot"|"bots_busy", "message": English}``."""
     series_left: int = 0
     """Deals still to play after this one at a bot-versus-bot table."""
+    fence: int = 0
+    """The fencing token this process holds for the table: every write carries it (``records.Fence``)."""
+    bot_retry_at: float | None = None
+    """When to ask a bot again for the move the store could not take (the database was away)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
     """Held while a command changes the table (a move being committed): the next one waits its turn."""
 
@@ -66,6 +70,11 @@ class Table:
         if self.deal is None:
             return 0
         return 2 * self.deal.trick_number + len(self.deal.table)
+
+    @property
+    def fenced(self) -> tuple[str, int]:
+        """Return the table's :data:`~server.game.records.Fence`: its id and this process's token."""
+        return (self.id, self.fence)
 
     def seat_of(self, user_id: int) -> int | None:
         """Return the seat of ``user_id`` at this table, if seated."""
@@ -126,6 +135,7 @@ class Table:
             "points": list(points),
             "winner": winner,
             "reason": reason,
+            "players": [s.username if s else None for s in self.seats],
             "piles": [[card_name(c) for c in self.deal.won[s]] for s in (0, 1)],
             "deck": [card_name(c) for c in self.deal.deck],
         }
