@@ -21,7 +21,7 @@ from starlette.websockets import WebSocketState
 from server.api.deps import DB
 from server.api.routes_admin import router as admin_router
 from server.api.routes_analysis import router as analysis_router
-from server.api.routes_auth import Throttles
+from server.api.routes_auth import FormError, Throttles, form_error_response
 from server.api.routes_auth import router as auth_router
 from server.api.routes_stats import router as stats_router
 from server.api.security import RejectNul, SecurityHeaders, install_log_redaction, origin_allowed
@@ -110,6 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     str(exc.orig).splitlines()[0] if exc.orig else type(exc).__name__)
         return JSONResponse({"detail": "a value is out of range"}, status_code=422)
 
+    app.add_exception_handler(FormError, form_error_response)  # account forms' refusals carry a code
     app.include_router(auth_router)
     app.include_router(admin_router)
     app.include_router(stats_router)

@@ -14,13 +14,15 @@ from typing import Annotated, Any, Literal
 
 from anyio import from_thread
 from fastapi import APIRouter, HTTPException, Path, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, field_validator
 from sqlalchemy.exc import IntegrityError
 
 from server.api.deps import DB, BearerToken, CurrentUser
 from server.api.routes_admin import Admin
 from server.api.security import client_address, reserved_name
-from server.game.limits import Throttle, retry_after
+from server.game.limits import Limiter, retry_after
+from server.game.shared_limits import limiters
 from server.settings import Settings
 from server.store import repos
 from server.store.models import User
@@ -29,11 +31,36 @@ USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,32}$")
 router = APIRouter(prefix="/api", tags=["accounts"])
 
 
-class Credentials(BaseModel):
-    """A username and password."""
+MIN_USERNAME, MIN_PASSWORD = 3, 6
 
-    username: str = Field(min_length=3, max_length=32)
-    password: str = Field(min_length=6, max_length=200)
+
+class FormError(HTTPException):
+    """A refused account form: the English ``detail`` plus a ``code`` and ``params`` the page words itself.
+
+    Codes: ``name_taken`` {name}, ``name_reserved`` {name}, ``bad_name`` {min, max}, ``too_short``
+    {field, min}, ``wrong_password``, ``throttled`` {seconds}, ``not_guest``, ``busy`` {seconds}.
+    """
+
+    def __init__(self, status: int, code: str, detail: str, params: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        """Build the refusal; ``detail`` stays the English sentence older clients show."""
+        super().__init__(status, detail, headers=headers)
+        self.code = code
+        self.params = params or {}
+
+
+async def form_error_response(request: Request, exc: Exception) -> JSONResponse:
+    """Answer a ``FormError``: ``{"detail": English, "code": ..., "params": {...}}``."""
+    assert isinstance(exc, FormError)
+    return JSONResponse({"detail": exc.detail, "code": exc.code, "params": exc.params},
+                        status_code=exc.status_code, headers=exc.headers)
+
+
+class Credentials(BaseModel):
+    """A username and password (their shortest lengths are checked by the routes, answered as ``too_short``)."""
+
+    username: str = Field(max_length=32)
+    password: str = Field(max_length=200)
 
     @field_validator("username", "password")
     @classmethod
@@ -45,21 +72,41 @@ class Credentials(BaseModel):
 
 
 class Throttles:
-    """The process's sign-in, registration and guest limits (figures from ``Settings``)."""
+    """The sign-in, registration and guest limits (figures from ``Settings``; shared in Redis when clustered).
+
+    Failed sign-ins count per account *and* address (``account``), so a stranger's failures do not
+    lock the owner out elsewhere, and per account from every address (``account_all``), which refuses
+    only an address with failures of its own on the account still counted (docs/security.md).
+    """
 
     def __init__(self, settings: Settings) -> None:
-        """Build the buckets for ``settings``."""
-        self.account = Throttle(settings.login_per_account, settings.auth_window_s)
-        self.address = Throttle(settings.auth_per_address, settings.auth_window_s)
-        self.guests = Throttle(settings.guests_per_address, settings.guest_window_s)
+        """Build the limiters for ``settings``: in Redis when ``redis_url`` is set, else in this process."""
+        limiter = limiters(settings.redis_url, settings.limits_prefix)
+        self.account = limiter("login", settings.login_per_account, settings.auth_window_s)
+        self.account_all = limiter("login-all", settings.login_per_account_all, settings.auth_window_s)
+        self.address = limiter("address", settings.auth_per_address, settings.auth_window_s)
+        self.guests = limiter("guests", settings.guests_per_address, settings.guest_window_s)
+
+    def login_wait(self, account: str, address: str) -> float:
+        """Return the seconds ``address`` must wait before signing in to ``account`` (0: it may try now)."""
+        pair = f"{account}\n{address}"
+        wait = self.account.blocked(pair)
+        if wait == 0 and not self.account.fresh(pair):
+            wait = self.account_all.blocked(account)
+        return wait
+
+    def login_failed(self, account: str, address: str) -> None:
+        """Count a failed sign-in to ``account`` from ``address``."""
+        self.account.hit(f"{account}\n{address}")
+        self.account_all.hit(account)
 
     @staticmethod
-    def check(throttle: Throttle, key: str) -> None:
+    def check(throttle: Limiter, key: str) -> None:
         """Count one attempt for ``key``, or answer 429 with ``Retry-After`` when its budget is spent."""
         wait = throttle.hit(key)
         if wait > 0:
-            raise HTTPException(429, f"too many attempts; try again in {retry_after(wait)} s",
-                                headers={"Retry-After": retry_after(wait)})
+            raise FormError(429, "throttled", f"too many attempts; try again in {retry_after(wait)} s",
+                            {"seconds": int(retry_after(wait))}, headers={"Retry-After": retry_after(wait)})
 
 
 def _throttles(request: Request) -> Throttles:
@@ -73,10 +120,24 @@ def user_out(user: User) -> dict[str, Any]:
 
 def check_username(username: str) -> None:
     """Answer 422 unless ``username`` is a name a person may register (form, and not a reserved name)."""
+    if len(username) < MIN_USERNAME:
+        raise FormError(422, "too_short", f"a username needs at least {MIN_USERNAME} characters",
+                        {"field": "username", "min": MIN_USERNAME})
     if not USERNAME.match(username):
-        raise HTTPException(422, "usernames are 3-32 letters, digits, '_', '.', '-'")
+        raise FormError(422, "bad_name", "usernames are 3-32 letters, digits, '_', '.', '-'", {"min": 3, "max": 32})
     if reserved_name(username):
-        raise HTTPException(422, f"the name {username!r} is reserved")
+        raise FormError(422, "name_reserved", f"the name {username!r} is reserved", {"name": username})
+
+
+def check_password(password: str) -> None:
+    """Answer 422 when a new password is shorter than ``MIN_PASSWORD``."""
+    if len(password) < MIN_PASSWORD:
+        raise FormError(422, "too_short", f"a password needs at least {MIN_PASSWORD} characters",
+                        {"field": "password", "min": MIN_PASSWORD})
+
+
+def _taken(username: str) -> FormError:
+    return FormError(409, "name_taken", f"the name {username!r} is taken", {"name": username})
 
 
 def _hashing(call: Any, *args: Any, **kwargs: Any) -> Any:
@@ -84,13 +145,14 @@ def _hashing(call: Any, *args: Any, **kwargs: Any) -> Any:
     try:
         return call(*args, **kwargs)
     except repos.HashingBusy as exc:
-        raise HTTPException(503, str(exc), headers={"Retry-After": "2"}) from None
+        raise FormError(503, "busy", str(exc), {"seconds": 2}, headers={"Retry-After": "2"}) from None
 
 
 @router.post("/auth/register")
 def register(body: Credentials, request: Request, session: DB) -> dict[str, Any]:
     """Create an account and sign it in."""
     check_username(body.username)
+    check_password(body.password)
     Throttles.check(_throttles(request).address, client_address(request.scope))
     try:
         user = _hashing(repos.create_user, session=session, username=body.username, password=body.password)
@@ -98,7 +160,7 @@ def register(body: Credentials, request: Request, session: DB) -> dict[str, Any]
         session.commit()
     except IntegrityError:
         session.rollback()
-        raise HTTPException(409, f"the name {body.username!r} is taken") from None
+        raise _taken(body.username) from None
     return {"token": token, "user": user_out(user)}
 
 
@@ -106,18 +168,18 @@ def register(body: Credentials, request: Request, session: DB) -> dict[str, Any]
 def login(body: Credentials, request: Request, session: DB) -> dict[str, Any]:
     """Sign in; refused (429) after too many attempts on the account or from the address."""
     throttles = _throttles(request)
-    account = body.username.lower()
+    account, address = body.username.lower(), client_address(request.scope)
     # Checked before any hashing; an account's budget is spent by failures only, so its owner who
-    # knows the password is not locked out by attempts that succeed.
-    wait = throttles.account.blocked(account)
+    # knows the password is not locked out by attempts that succeed, nor by failures from elsewhere.
+    wait = throttles.login_wait(account, address)
     if wait > 0:
-        raise HTTPException(429, f"too many failed sign-ins for this account; try again in {retry_after(wait)} s",
-                            headers={"Retry-After": retry_after(wait)})
-    Throttles.check(throttles.address, client_address(request.scope))
+        raise FormError(429, "throttled", f"too many failed sign-ins for this account; try again in {retry_after(wait)} s",
+                        {"seconds": int(retry_after(wait))}, headers={"Retry-After": retry_after(wait)})
+    Throttles.check(throttles.address, address)
     user = repos.get_user_by_name(session=session, username=body.username)
     if user is None or not _hashing(repos.check_password, user=user, password=body.password):
-        throttles.account.hit(account)
-        raise HTTPException(401, "wrong username or password")
+        throttles.login_failed(account, address)
+        raise FormError(401, "wrong_password", "wrong username or password")
     token = repos.issue_token(session=session, user=user)
     session.commit()
     return {"token": token, "user": user_out(user)}
@@ -147,18 +209,19 @@ def logout(user: CurrentUser, token: BearerToken, request: Request, session: DB)
 def upgrade(body: Credentials, user: CurrentUser, request: Request, session: DB) -> dict[str, Any]:
     """Turn a guest account into a registered one (same id, games and ratings)."""
     if user.role != "guest":
-        raise HTTPException(403, "only a guest account can be turned into a registered one")
+        raise FormError(403, "not_guest", "only a guest account can be turned into a registered one")
     check_username(body.username)
+    check_password(body.password)
     Throttles.check(_throttles(request).address, client_address(request.scope))
     if repos.get_user_by_name(session=session, username=body.username) is not None:
-        raise HTTPException(409, f"the name {body.username!r} is taken")
+        raise _taken(body.username)
     try:
         _hashing(repos.upgrade_guest, session=session, user=user, username=body.username, password=body.password)
         token = repos.issue_token(session=session, user=user)
         session.commit()
     except IntegrityError:  # taken by a concurrent registration
         session.rollback()
-        raise HTTPException(409, f"the name {body.username!r} is taken") from None
+        raise _taken(body.username) from None
     from_thread.run(functools.partial(request.app.state.hub.rename, user_id=user.id, username=user.username,
                                       role=user.role))
     return {"token": token, "user": user_out(user)}
