@@ -6,8 +6,11 @@ PYTHON ?= python3
 install:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 
+PORT ?= 8000
+HOST ?= 127.0.0.1
+
 up: install
-	$(PYTHON) -m treset.cli up
+	$(PYTHON) -m treset.cli up --port $(PORT) --host $(HOST)
 
 lint:
 	$(PYTHON) -m ruff check .

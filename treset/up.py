@@ -1,6 +1,6 @@
-"""``treset up``: the whole portal in one command.
+"""treset up: the whole portal in one command.
 
-Migrates the database (the embedded SQLite file unless ``DATABASE_URL`` says
+Migrates the database (the embedded SQLite file unless DATABASE_URL says
 otherwise), makes sure the bot account has an API token, starts the server and
 one agent process, prints the URL to open once the bot is connected (so the
 first bot table works), and stops both on Ctrl-C or SIGTERM.  An agent that
@@ -69,10 +69,13 @@ def wait_for_bot(url: str, seconds: float = BOT_WAIT_S, *, alive: Callable[[], b
 
 def main(argv: list[str]) -> int:
     """Run ``treset up [--host H] [--port P] [--agents N]``."""
-    parser = argparse.ArgumentParser(prog="treset up", description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--agents", type=int, default=1, help="agent processes to start")
+    parser = argparse.ArgumentParser(
+        prog="treset up", description=" ".join(__doc__.split("\n\n")[1].split()),
+        epilog="Same as: make up PORT=8000 HOST=127.0.0.1. The database is DATABASE_URL (default var/treset.sqlite3).")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument("--agents", type=int, default=1, help="bot (agent) processes to start (default 1)")
     args = parser.parse_args(argv)
 
     from server.settings import get_settings
