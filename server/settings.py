@@ -47,11 +47,17 @@ class Settings(BaseSettings):
     ws_abuse_close: int = Field(default=100, description="rate-limited messages in a row that close the socket")
     max_waiting_tables: int = Field(default=3, description="tables a user may have waiting for an opponent")
     max_playing_tables: int = Field(default=10, description="deals a user may be playing at once")
-    login_per_account: int = Field(default=10, description="sign-in attempts per account per auth window")
+    login_per_account: int = Field(default=10, description="failed sign-ins per account from one address per "
+                                   "auth window (a stranger's failures elsewhere do not count against the owner)")
+    login_per_account_all: int = Field(
+        default=50, description="failed sign-ins per account from every address per auth window; it refuses only "
+        "an address with failures of its own on the account (docs/security.md)")
     auth_per_address: int = Field(default=30, description="sign-ins and registrations per address per auth window")
-    auth_window_s: float = Field(default=300.0, description="the window of the two figures above")
+    auth_window_s: float = Field(default=300.0, description="the window of the three figures above")
     guests_per_address: int = Field(default=20, description="guest accounts per address per guest window")
     guest_window_s: float = Field(default=600.0, description="the window of guests_per_address")
+    limits_prefix: str = Field(default="treset:limit:", description="the Redis keys of the limits above when "
+                               "redis_url is set (then every process shares them)")
     hash_concurrency: int = Field(default=2, description="password hashes computed at once (argon2 is CPU-heavy)")
     ws_compression: bool = Field(
         default=True, description="permessage-deflate on the sockets: a table message shrinks from ~2 KB to ~0.7 KB, "

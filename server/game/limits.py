@@ -1,7 +1,8 @@
 """In-process rate limits: a token bucket, and buckets by key (an account, an address).
 
-Kept in memory on purpose: a limit that resets when the process restarts is still a limit,
-and a shared store (Redis) would be one more thing to run. The figures live in ``Settings``.
+A process on its own keeps them in memory: a limit that resets when the process restarts is still
+a limit. Several processes share theirs in Redis (:mod:`server.game.shared_limits`, the same
+``Limiter`` interface), so two processes allow what one does. The figures live in ``Settings``.
 
 >>> clock = [0.0]
 >>> bucket = TokenBucket(rate=1.0, burst=2, clock=lambda: clock[0])
@@ -21,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 Clock = Callable[[], float]
 
@@ -64,6 +66,22 @@ class TokenBucket:
         return self.tokens >= self.burst
 
 
+class Limiter(Protocol):
+    """Budgets by key: what the sign-in throttles ask of a limiter, in memory or shared."""
+
+    def hit(self, key: str) -> float:
+        """Count one action for ``key``; return 0 if allowed, else the seconds to wait (nothing is counted)."""
+        ...
+
+    def blocked(self, key: str) -> float:
+        """Return the seconds ``key`` must wait before its next action, without counting one."""
+        ...
+
+    def fresh(self, key: str) -> bool:
+        """Return True when ``key`` has no action counted against it now (its budget is whole)."""
+        ...
+
+
 class Throttle:
     """Token buckets by key: ``limit`` actions per ``window_s`` seconds for each key, in bursts of ``limit``.
 
@@ -96,6 +114,12 @@ class Throttle:
         with self._lock:
             bucket = self._buckets.get(key)
             return bucket.wait() if bucket is not None else 0.0
+
+    def fresh(self, key: str) -> bool:
+        """Return True when ``key`` has no action counted against it now (its bucket is full)."""
+        with self._lock:
+            bucket = self._buckets.get(key)
+            return bucket is None or bucket.full
 
     def _sweep(self) -> None:
         now = self.clock()
