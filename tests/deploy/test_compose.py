@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import subprocess
 import sys
 from typing import Any
@@ -53,3 +54,16 @@ def test_every_service_is_documented_by_hand() -> None:
     header = COMPOSE.read_text().split("\nservices:", 1)[0]
     for name in _services():
         assert f"#   {name}:" in header, f"the header does not say how to run {name} by hand"
+
+
+def test_the_servers_trust_forwarded_for_only_from_the_proxy() -> None:
+    """FORWARDED_ALLOW_IPS is the proxy's fixed address, which no other container can be given."""
+    compose = yaml.safe_load(COMPOSE.read_text())
+    trusted = compose["services"]["server"]["environment"]["FORWARDED_ALLOW_IPS"]
+    proxy = compose["services"]["proxy"]["networks"]["default"]["ipv4_address"]
+    assert trusted == proxy and ipaddress.ip_address(proxy)  # one address: not "*", not a network
+    pool = compose["networks"]["default"]["ipam"]["config"][0]
+    assert ipaddress.ip_address(proxy) in ipaddress.ip_network(pool["subnet"])
+    assert ipaddress.ip_address(proxy) not in ipaddress.ip_network(pool["ip_range"])  # not handed out to others
+    site = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in site and "$proxy_add_x_forwarded_for" not in site

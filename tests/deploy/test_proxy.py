@@ -82,6 +82,23 @@ def test_page_and_websocket_through_the_proxy(start_server: Callable[..., LiveSe
     assert "GET /ws " in log and token not in log, "the access log shows paths only"
 
 
+def test_a_forged_forwarded_for_does_not_change_the_address(start_server: Callable[..., LiveServer],
+                                                             sqlite_url: str, tmp_path: Path) -> None:
+    """Through nginx, a client-written X-Forwarded-For is replaced: the guest limit per address (3) holds
+    whatever address each request claims, even with a server that trusts the header from anyone."""
+    server = start_server(sqlite_url, TRESET_GUESTS_PER_ADDRESS="3", TRESET_GUEST_WINDOW_S="3600",
+                          FORWARDED_ALLOW_IPS="*")
+    forged = [f"203.0.113.{i}" for i in range(6)]
+    # Straight to that server the header is believed: each forged address gets a budget of its own.
+    direct = [httpx.post(f"{server.url}/api/auth/guest", headers={"X-Forwarded-For": f"{a}, 10.0.0.1"},
+                         timeout=30).status_code for a in forged[:4]]
+    assert direct == [200] * 4
+    with _proxy([server.port], tmp_path) as url:
+        through = [httpx.post(f"{url}/api/auth/guest", headers={"X-Forwarded-For": a}, timeout=30).status_code
+                   for a in forged]
+    assert through == [200] * 3 + [429] * 3
+
+
 def test_two_replicas_behind_the_proxy_are_one_portal(start_server: Callable[..., LiveServer], pg_url: str,
                                                       redis_url: str, tmp_path: Path) -> None:
     """docker-compose's picture: nginx in front of two server processes sharing Redis; a deal played through it."""
