@@ -1,7 +1,7 @@
 // The admins' page (#/admin): move exports, game search, aggregate statistics, bot-versus-bot series.
 // Every call carries the bearer token; the server decides who is an admin (a refusal is shown as such).
 import { call, fetchAuthed, query } from "./api.js";
-import { dataTable, errorBox, h, playerLink, share, when } from "./dom.js";
+import { dataTable, errorBox, fill, h, playerLink, share, when } from "./dom.js";
 import { t, tx } from "./i18n.js";
 
 const VARIANTS = ["tressette", "kifameno"];
@@ -15,11 +15,11 @@ export function adminView() {
   const stats = h("div", { id: "admin-stats" });
   Promise.all([call("GET", "/api/admin/stats").then((s) => ({ s }), (e) => ({ e })), levels()]).then(([answer, names]) => {
     if (answer.e && (answer.e.status === 401 || answer.e.status === 403)) {
-      body.replaceChildren(errorBox(answer.e, "admin-error"));
+      fill(body, errorBox(answer.e, "admin-error"));
       return;
     }
-    stats.replaceChildren(answer.e ? errorBox(answer.e) : statsTables(answer.s));
-    body.replaceChildren(
+    fill(stats, answer.e ? errorBox(answer.e) : statsTables(answer.s));
+    fill(body,
       poolSection(),
       exportSection(),
       searchSection(names),
@@ -41,9 +41,9 @@ async function levels() {
 /** Return the bot pool's load (from /healthz): bots, turns in thought of the slots they offer, turns waiting. */
 function poolSection() {
   const line = h("p", { id: "bot-pool" }, "…");
-  fetch("/healthz").then((r) => r.json()).then((hz) => line.replaceChildren(
+  fetch("/healthz").then((r) => r.json()).then((hz) => fill(line,
     `${hz.bots_connected} ${t("botsConnected")} · ${hz.bot_turns ?? 0} ${t("botTurns")} ${t("botSlots")} ${hz.bot_slots ?? 0}`
-    + ` · ${hz.bot_turns_waiting ?? 0} ${t("botTurnsWaiting")}`), () => line.replaceChildren("—"));
+    + ` · ${hz.bot_turns_waiting ?? 0} ${t("botTurnsWaiting")}`), () => fill(line, "—"));
   return h("section", { class: "panel" }, h("h2", {}, t("botPool")), line);
 }
 
@@ -78,7 +78,7 @@ function exportSection() {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const params = values(form);
-    status.replaceChildren(t("working"));
+    fill(status, t("working"));
     try {
       const res = await fetchAuthed(`/api/admin/moves/export${query(params)}`);
       const blob = await res.blob();
@@ -89,9 +89,9 @@ function exportSection() {
       link.click();
       link.remove();
       setTimeout(() => URL.revokeObjectURL(url), 60000);
-      status.replaceChildren(`${t("downloaded")} ${name} · ${blob.size} ${t("bytes")}`);
+      fill(status, `${t("downloaded")} ${name} · ${blob.size} ${t("bytes")}`);
     } catch (err) {
-      status.replaceChildren(errorBox(err));
+      fill(status, errorBox(err));
     }
   });
   return h("section", { class: "panel" }, h("h2", {}, t("exportMoves")), form, status);
@@ -125,7 +125,7 @@ function searchSection(names) {
       h("option", { value: "" }, t("any")), names.map((lv) => h("option", { value: lv }, tx("", lv))))),
     h("div", { class: "row" }, h("button", { type: "submit", id: "games-go" }, t("search"))));
   const run = async () => {
-    out.replaceChildren(t("working"));
+    fill(out, t("working"));
     try {
       const data = await call("GET", `/api/admin/games${query({ ...values(form), limit, offset })}`);
       const pager = h("div", { class: "row" },
@@ -135,9 +135,9 @@ function searchSection(names) {
           onclick: () => { offset = Math.max(0, offset - limit); run(); } }, "◀"),
         h("button", { type: "button", class: "ghost", id: "games-next", disabled: offset + limit >= data.total,
           onclick: () => { offset += limit; run(); } }, "▶"));
-      out.replaceChildren(pager, data.games.length ? gamesTable(data.games) : "");
+      fill(out, pager, data.games.length ? gamesTable(data.games) : "");
     } catch (err) {
-      out.replaceChildren(errorBox(err));
+      fill(out, errorBox(err));
     }
   };
   form.addEventListener("submit", (e) => {
@@ -197,15 +197,15 @@ function seriesSection(names) {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const v = values(form);
-    status.replaceChildren(t("working"));
+    fill(status, t("working"));
     try {
       const answer = await call("POST", "/api/admin/bot-series",
         { level_a: v.level_a, level_b: v.level_b, games: Number(v.games), variant: v.variant });
-      status.replaceChildren(h("p", { class: "ok", id: "series-ok" },
+      fill(status, h("p", { class: "ok", id: "series-ok" },
         `${t("seriesStarted")}: ${answer.table_id} · ${t("games")}: ${answer.games} · `,
         h("a", { href: "#/lobby" }, t("lobby"))));
     } catch (err) {
-      status.replaceChildren(errorBox(err));
+      fill(status, errorBox(err));
     }
   });
   return h("section", { class: "panel" }, h("h2", {}, t("botSeries")), form, status);

@@ -3,7 +3,7 @@
 // the moves, and both players' accuracy. Points are thirds shown as players count them (1⅓).
 import { call, currentUser, token } from "./api.js";
 import { cardEl } from "./cards.js";
-import { errorBox, h } from "./dom.js";
+import { errorBox, fill, h } from "./dom.js";
 import { cardName, points, t, tx } from "./i18n.js";
 
 const POLL_MS = 3000;
@@ -113,26 +113,26 @@ function render() {
   const body = document.getElementById("analysis-body");
   if (!body || !state.record) return;
   if (state.error) {
-    body.replaceChildren(errorBox(state.error, "analysis-error"));
+    fill(body, errorBox(state.error, "analysis-error"));
     return;
   }
   const d = state.data;
   if (!d) return;
   if (d.status === "queued" || d.status === "running") {
     const text = d.status === "queued" ? t("an_queued", { n: d.position }) : t("an_running");
-    body.replaceChildren(h("p", { id: "analysis-status", class: "an-wait" }, h("span", { class: "an-spinner", "aria-hidden": "true" }), text),
+    fill(body, h("p", { id: "analysis-status", class: "an-wait" }, h("span", { class: "an-spinner", "aria-hidden": "true" }), text),
       d.bots === 0 ? h("p", { class: "hint an-nobot" }, t("an_no_bot")) : null);
     return;
   }
   if (d.status === "none" || d.status === "failed") {
-    body.replaceChildren(
+    fill(body,
       h("p", { id: "analysis-status" }, d.status === "none" ? t("an_none") : t("an_failed", { error: d.error ?? "" })),
       d.bots === 0 ? h("p", { class: "hint" }, t("an_no_bot")) : null,
       h("button", { type: "button", id: "analysis-request", onclick: () => request() }, t("an_request")));
     return;
   }
   const admin = currentUser()?.role === "admin";
-  body.replaceChildren(
+  fill(body,
     accuracyTable(d),
     graph(d),
     moveList(d),

@@ -29,6 +29,8 @@ async function httpError(res) {
   const detail = typeof data.detail === "string" ? data.detail : (data.detail?.[0]?.msg ?? res.statusText);
   const err = new Error(detail || `HTTP ${res.status}`);
   err.status = res.status;
+  err.code = data.code ?? null; // account forms: a code and its params, worded by the page (live.js formErrorText)
+  err.params = data.params ?? {};
   return err;
 }
 

@@ -42,6 +42,7 @@ function connect() {
     const c = document.getElementById("conn");
     c.dataset.state = on ? "on" : "off";
     c.textContent = on ? "" : t("reconnecting");
+    c.title = c.textContent;
   });
   live.socket.open();
 }
@@ -74,6 +75,9 @@ async function signOutNow() {
   }
   live.socket?.close();
   live.socket = null;
+  const conn = document.getElementById("conn");
+  conn.dataset.state = "on";
+  conn.textContent = "";
   for (const id of Object.keys(live.tables)) forgetTable(id);
   live.seats = [];
   signOut();
@@ -118,6 +122,7 @@ function renderWho(user) {
 function render() {
   const user = currentUser();
   renderWho(user);
+  document.getElementById("conn").hidden = !token(); // signed out: no socket, so no connection to show
   document.getElementById("lang").textContent = currentLang() === "en" ? "SL" : "EN";
   const [, route, id, code] = location.hash.split("/");
   renderNav(route, id, user);

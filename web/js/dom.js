@@ -12,6 +12,12 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Replace `node`'s children, skipping null and undefined (replaceChildren would write them as "null"). */
+export function fill(node, ...children) {
+  node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
 /** Return a visible error line for an error thrown by api.js (with the HTTP status when there is one). */
 export function errorBox(err, id = null) {
   const label = { 401: t("err401"), 403: t("err403"), 404: t("err404") }[err.status] ?? t("errOther");

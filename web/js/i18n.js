@@ -46,6 +46,23 @@ const STRINGS = {
     err_auth_failed: "Your sign-in has expired: sign in again.",
     notice_no_bot: "No bot is connected: the bot plays as soon as one connects.",
     notice_bots_busy: "Every bot is busy: the bot plays as soon as one is free.",
+    // a deal's end, told to everyone at the table (web/js/table.js summaryView)
+    pt_one: "{n} point", pt_other: "{n} points",
+    winsNamed: "{name} wins", byForfeit: "by forfeit",
+    cause_left: "{name} left the table.", cause_connection: "{name} lost the connection and did not come back in time.",
+    cause_timeout: "{name} ran out of time.", cause_finished: "All 20 tricks played.",
+    pileOf: "{name}'s pile", pileTotal: "{points}", withBonus: "with the last-trick bonus",
+    trickList: "The tricks", trickLed: "{name} led", trickTook: "{name} took it", backToLobby: "Back to the lobby",
+    opponentGone: "Your opponent has left: no rematch. Wait here for a new opponent or go back to the lobby.",
+    nobodyTricks: "No trick was completed.",
+    // account forms' refusals, by the server's code (server/api/routes_auth.py FormError)
+    form_name_taken: "The name {name} is taken: choose another.", form_name_reserved: "The name {name} is reserved: choose another.",
+    form_bad_name: "A username is 3 to 32 letters, digits or _ . - (no spaces).",
+    form_short_name_one: "A username needs at least {n} character.", form_short_name_other: "A username needs at least {n} characters.",
+    form_short_password_one: "A password needs at least {n} character.", form_short_password_other: "A password needs at least {n} characters.",
+    form_wrong_password: "Wrong username or password.",
+    form_throttled_one: "Too many attempts: try again in {n} second.", form_throttled_other: "Too many attempts: try again in {n} seconds.",
+    form_not_guest: "Only a guest account can be registered this way.", form_offline: "The server cannot be reached: try again.",
     // statistics, replays, admin
     leaderboard: "Leaderboard", myProfile: "My profile", admin: "Admin", player: "Player", games: "Games",
     wins: "Wins", winShare: "Win share", pointsTotal: "Points", rating: "Rating", minGames: "Min. games",
@@ -129,6 +146,24 @@ const STRINGS = {
     err_auth_failed: "Prijava je potekla: prijavi se znova.",
     notice_no_bot: "Noben robot ni povezan: robot bo igral, ko se poveže.",
     notice_bots_busy: "Vsi roboti so zasedeni: robot bo igral, ko se kateri sprosti.",
+    pt_one: "{n} točka", pt_two: "{n} točki", pt_few: "{n} točke", pt_other: "{n} točk",
+    winsNamed: "Zmagal je {name}", byForfeit: "brez boja",
+    cause_left: "{name} je zapustil mizo.", cause_connection: "{name} je izgubil povezavo in se ni pravočasno vrnil.",
+    cause_timeout: "{name} je zmanjkalo časa.", cause_finished: "Odigranih vseh 20 štihov.",
+    pileOf: "Kup: {name}", pileTotal: "{points}", withBonus: "z bonusom za zadnji štih",
+    trickList: "Štihi", trickLed: "{name} je začel", trickTook: "vzel je {name}", backToLobby: "Nazaj v preddverje",
+    opponentGone: "Nasprotnik je odšel: nove igre z njim ne bo. Počakaj tukaj na novega nasprotnika ali se vrni v preddverje.",
+    nobodyTricks: "Noben štih ni bil odigran do konca.",
+    form_name_taken: "Ime {name} je že zasedeno: izberi drugo.", form_name_reserved: "Ime {name} je rezervirano: izberi drugo.",
+    form_bad_name: "Uporabniško ime ima od 3 do 32 črk, števk ali znakov _ . - (brez presledkov).",
+    form_short_name_one: "Uporabniško ime mora imeti vsaj {n} znak.", form_short_name_two: "Uporabniško ime mora imeti vsaj {n} znaka.",
+    form_short_name_few: "Uporabniško ime mora imeti vsaj {n} znake.", form_short_name_other: "Uporabniško ime mora imeti vsaj {n} znakov.",
+    form_short_password_one: "Geslo mora imeti vsaj {n} znak.", form_short_password_two: "Geslo mora imeti vsaj {n} znaka.",
+    form_short_password_few: "Geslo mora imeti vsaj {n} znake.", form_short_password_other: "Geslo mora imeti vsaj {n} znakov.",
+    form_wrong_password: "Napačno uporabniško ime ali geslo.",
+    form_throttled_one: "Preveč poskusov: poskusi znova čez {n} sekundo.", form_throttled_two: "Preveč poskusov: poskusi znova čez {n} sekundi.",
+    form_throttled_few: "Preveč poskusov: poskusi znova čez {n} sekunde.", form_throttled_other: "Preveč poskusov: poskusi znova čez {n} sekund.",
+    form_not_guest: "Tako se lahko registrira le račun gosta.", form_offline: "Strežnik ni dosegljiv: poskusi znova.",
     // statistika, posnetki iger, skrbnik
     leaderboard: "Lestvica", myProfile: "Moj profil", admin: "Skrbnik", player: "Igralec", games: "Igre",
     wins: "Zmage", winShare: "Delež zmag", pointsTotal: "Točke", rating: "Ocena", minGames: "Najmanj iger",
@@ -210,6 +245,20 @@ export function points(thirds) {
   const whole = Math.floor(thirds / 3);
   const part = ["", "⅓", "⅔"][thirds % 3];
   return whole === 0 && part ? part : `${whole}${part}`;
+}
+
+/** Return the phrase ``key`` for the number ``n`` in the language's plural form (``key_one``, ``key_two``,
+ * ``key_few``, ``key_other``; Slovenian has four by n % 100: 1, 2, 3-4, 5+), ``{n}`` replaced by ``shown``. */
+export function plural(key, n, shown = n, params = {}) {
+  const form = new Intl.PluralRules(lang).select(n);
+  const table = STRINGS[lang];
+  const name = [`${key}_${form}`, `${key}_other`].find((k) => k in table || k in STRINGS.en);
+  return t(name, { ...params, n: shown });
+}
+
+/** Return points counted in thirds with their word: "1 point", "2⅓ points", "1 točka", "5 točk". */
+export function pointsText(thirds) {
+  return plural("pt", thirds / 3, points(thirds));
 }
 
 /** Return the name of ``value`` (under ``prefix``, e.g. tx("reason", "left")), or the value itself when unnamed. */

@@ -1,5 +1,5 @@
 // What the page knows live from the server (the socket's messages), shared by the lobby and the table views.
-import { cardName, suitName, t } from "./i18n.js";
+import { cardName, plural, suitName, t } from "./i18n.js";
 
 export const live = {
   socket: null,
@@ -70,4 +70,15 @@ export function noticeText(notice) {
   const key = `notice_${notice.code}`;
   const text = t(key);
   return text === key ? notice.message : text;
+}
+
+/** Return an account form's refusal (an Error from api.js) in the page's language, by its code and params. */
+export function formErrorText(e) {
+  const p = e.params ?? {};
+  if (e.code === "throttled" || e.code === "busy") return plural("form_throttled", p.seconds ?? 1, p.seconds ?? 1);
+  if (e.code === "too_short") return plural(`form_short_${p.field === "username" ? "name" : "password"}`, p.min, p.min);
+  const key = `form_${e.code}`;
+  if (e.code && t(key) !== key) return t(key, p);
+  if (e.status === 422) return t("form_bad_name"); // a value the form itself should have refused (too long)
+  return e.status ? t("err_internal") : t("form_offline");
 }

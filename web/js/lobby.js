@@ -3,7 +3,7 @@
 import { call, currentUser, saveSession } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { live, rerender, send, toast } from "./live.js";
+import { formErrorText, live, rerender, send, toast } from "./live.js";
 import { rulesButton } from "./rules.js";
 
 const VARIANTS = ["tressette", "kifameno"];
@@ -19,7 +19,7 @@ function levels() {
 export function loginView(onSession) {
   const user = h("input", { name: "username", autocomplete: "username", placeholder: t("username"), "aria-label": t("username") });
   const pass = h("input", { name: "password", type: "password", autocomplete: "current-password", placeholder: t("password"), "aria-label": t("password") });
-  const err = h("p", { class: "error", hidden: true, role: "alert" });
+  const err = h("p", { class: "error", hidden: true, role: "alert", id: "login-error" });
   const go = (path) => async () => {
     try {
       saveSession(await call("POST", path, path.endsWith("guest") ? null : { username: user.value, password: pass.value }));
@@ -27,7 +27,7 @@ export function loginView(onSession) {
       location.hash = "#/lobby";
     } catch (e) {
       err.hidden = false;
-      err.textContent = e.message;
+      err.textContent = formErrorText(e);
     }
   };
   return h("section", { class: "panel stack" },
@@ -114,7 +114,7 @@ function guestPanel(me) {
       afterUpgrade();
     } catch (e2) {
       err.hidden = false;
-      err.textContent = e2.message;
+      err.textContent = formErrorText(e2);
     }
   };
   return h("details", { class: "panel", id: "guest-register", open: form.open, ontoggle: (e) => { form.open = e.target.open; } },

@@ -2,8 +2,8 @@
 import { analysisPanel, analysisStep } from "./analysis.js";
 import { call, currentUser, fetchAuthed, token } from "./api.js";
 import { cardEl } from "./cards.js";
-import { errorBox, h, playerLink } from "./dom.js";
-import { points, t, tx } from "./i18n.js";
+import { errorBox, fill, h, playerLink } from "./dom.js";
+import { points, pointsText, t, tx } from "./i18n.js";
 import { trickGain } from "./table.js";
 
 // The loaded game and the step shown survive re-renders (a language switch); step k = k moves played.
@@ -17,26 +17,26 @@ export function replayView(id) {
   page.append(body);
   const key = `${id}|${token() ?? ""}`;
   if (shown.key === key && shown.record) {
-    fill(body);
+    fillBody(body);
     return page;
   }
   shown = { key, record: null, step: 0, error: null };
   if (!/^\d{1,18}$/.test(id)) { // e.g. a table's id pasted here: games are numbered
     shown.error = Object.assign(new Error(t("noSuchGame")), { status: 404 });
-    fill(body);
+    fillBody(body);
     return page;
   }
   call("GET", `/api/games/${encodeURIComponent(id)}/replay`)
     .then((record) => { if (shown.key === key) shown.record = record; })
     .catch((e) => { if (shown.key === key) shown.error = e; })
-    .finally(() => { if (shown.key === key) fill(body); });
+    .finally(() => { if (shown.key === key) fillBody(body); });
   return page;
 }
 
-function fill(body) {
+function fillBody(body) {
   if (shown.error) {
     // replaceChildren would write a null as the text "null": only the nodes that apply.
-    body.replaceChildren(...[errorBox(shown.error, "replay-error"),
+    fill(body, ...[errorBox(shown.error, "replay-error"),
       shown.error.status === 401 ? h("p", {}, h("a", { href: "#/login" }, t("signin"))) : null].filter(Boolean));
     return;
   }
@@ -49,7 +49,7 @@ function fill(body) {
     shown.step = Math.max(0, Math.min(n, k));
     slider.value = shown.step;
     counter.textContent = `${t("move")} ${shown.step} / ${n}`;
-    board.replaceChildren(...drawStep(r, shown.step));
+    fill(board, ...drawStep(r, shown.step));
     analysisStep(board, shown.step);
     for (const [btn, off] of [[first, true], [prev, true], [next, false], [last, false]]) {
       btn.disabled = off ? shown.step === 0 : shown.step === n;
@@ -61,7 +61,7 @@ function fill(body) {
   const next = button("replay-next", t("stepForward"), "▶", () => shown.step + 1);
   const last = button("replay-last", t("lastMove"), "»", () => n);
   slider.addEventListener("input", () => go(Number(slider.value)));
-  body.replaceChildren(
+  fill(body,
     h("p", { class: "players-line" }, playerLink(r.players[0]), ` ${t("versus")} `, playerLink(r.players[1]), ` · ${t(r.variant)}`),
     h("div", { class: "row controls", id: "replay-controls" }, first, prev, counter, next, last, slider),
     h("p", { class: "hint" }, t("replayKeys")),
@@ -101,7 +101,7 @@ function drawStep(r, k) {
   const bottom = r.players[1] === me && r.players[0] !== me ? 1 : 0;
   const seatBlock = (seat) => h("div", { class: "seat" },
     h("p", { class: `seat-name${pos.next?.seat === seat ? " to-move" : ""}`, id: `replay-score-${seat}` },
-      `${r.players[seat]}: ${points(pos.points[seat])} ${t("points")}`),
+      `${r.players[seat]}: ${pointsText(pos.points[seat])}`),
     h("div", { class: "hand", id: `replay-hand-${seat}`, "data-seat": seat },
       pos.hands[seat].map((c) => {
         const el = cardEl(c, { small: true });
@@ -166,7 +166,7 @@ function recordPanel(id) {
         status.textContent = t("copyByHand"); // no clipboard permission: the text is shown to select
       }
     } catch (e) {
-      status.replaceChildren(errorBox(e));
+      fill(status, errorBox(e));
     }
   };
   return h("section", { class: "panel" },

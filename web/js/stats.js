@@ -1,6 +1,6 @@
 // Public statistics pages: the leaderboard (#/leaderboard) and a player's profile (#/player/NAME).
 import { call, query } from "./api.js";
-import { dataTable, errorBox, h, playerLink, rating, share, when } from "./dom.js";
+import { dataTable, errorBox, fill, h, playerLink, rating, share, when } from "./dom.js";
 import { points, t, tx } from "./i18n.js";
 
 const VARIANTS = ["tressette", "kifameno"];
@@ -24,10 +24,10 @@ export function leaderboardView() {
     try {
       const data = await call("GET", `/api/leaderboard${query(wanted)}`);
       if (seq !== board.seq) return;
-      result.replaceChildren(leaderboardTable(data));
+      fill(result, leaderboardTable(data));
     } catch (e) {
       if (seq !== board.seq) return;
-      result.replaceChildren(errorBox(e));
+      fill(result, errorBox(e));
     }
     result.dataset.shown = `${wanted.variant}/${wanted.min_games}/${wanted.order}`;
   };
@@ -60,8 +60,8 @@ export function profileView(name) {
   const page = h("section", { class: "panel page", id: "profile-page" }, h("h1", { id: "profile-name" }, name), body);
   call("GET", `/api/players/${encodeURIComponent(name)}`).then((data) => {
     if (data.role && data.role !== "player") page.querySelector("h1").append(h("span", { class: "badge" }, roleName(data.role)));
-    body.replaceChildren(h("h2", {}, t("totals")), totalsTable(data.totals ?? {}), h("h2", {}, t("recentGames")), recentTable(data));
-  }).catch((e) => body.replaceChildren(errorBox(e)));
+    fill(body, h("h2", {}, t("totals")), totalsTable(data.totals ?? {}), h("h2", {}, t("recentGames")), recentTable(data));
+  }).catch((e) => fill(body, errorBox(e)));
   return page;
 }
 

@@ -6,7 +6,7 @@
 // only then does the next snapshot (e.g. the bot's instant lead) show. Players and spectators alike.
 import { cardEl, POINTS } from "./cards.js";
 import { h } from "./dom.js";
-import { points, t } from "./i18n.js";
+import { points, pointsText, t } from "./i18n.js";
 import { announce, live, noticeText, rerender, send, toast } from "./live.js";
 import { drawRevealEl, hideDraws, revealDraws } from "./reveal.js";
 import { rulesButton } from "./rules.js";
@@ -67,6 +67,7 @@ function applyEvent(table, ev, prev, q, onShown) {
     hideDraws(table.id);
   } else if (ev.kind === "end") {
     hideDraws(table.id);
+    if (table.result) announce(`${endHeading(table)} ${causeLine(table)}`);
   } else if (ev.kind === "disconnect" || ev.kind === "reconnect") {
     const name = table.players[ev.seat]?.username ?? "—";
     if (ev.seat !== table.you) announce(ev.kind === "disconnect" ? t("awayNoClock", { name }) : t("isBack", { name }));
@@ -193,7 +194,7 @@ function seatLabel(table, v, seat, bottom) {
   const toMove = table.status === "playing" && v?.to_move === seat;
   return h("div", { class: `seat-line${bottom ? " bottom" : ""}` },
     h("span", { class: `seat-name${toMove ? " to-move" : ""}`, id: `seat-name-${seat}` }, name),
-    h("span", { class: "seat-points", id: `seat-points-${seat}` }, `${points(v ? v.points[seat] : 0)} ${t("points")}`),
+    h("span", { class: "seat-points", id: `seat-points-${seat}` }, pointsText(v ? v.points[seat] : 0)),
     h("span", { class: "presence", id: `presence-${seat}`, role: "status" }, presenceLine(table, seat)));
 }
 
@@ -206,12 +207,22 @@ export function tableView(id) {
   const notice = noticeText(table.notice);
   if (notice) parts.push(h("p", { class: "notice", id: "notice" }, notice));
   const v0 = table.view;
+  const hold = queueOf(id).hold;
+  // Once the deal is over its summary takes the table's place (also when the loser left: the seat is free then).
+  if (table.result && !hold && (table.status === "waiting" || table.status === "finished")) {
+    if (table.you === null) parts.push(h("p", { id: "spectating" }, t("watching", { a: endName(table, 0), b: endName(table, 1) })));
+    parts.push(summaryView(table));
+    if (table.invite && table.status === "waiting") {
+      parts.push(h("p", {}, t("inviteLink"), " ", h("code", { id: "invite-link" }, `${location.origin}/#/join/${table.id}/${table.invite}`)));
+    }
+    parts.push(chatView(table), leaveControls(table));
+    return h("div", { class: "table-area" }, parts);
+  }
   if (table.status === "waiting" || !v0) {
     parts.push(h("section", { class: "panel" }, h("p", {}, t("waitingOpponent")),
       table.invite ? h("p", {}, t("inviteLink"), " ", h("code", { id: "invite-link" }, `${location.origin}/#/join/${table.id}/${table.invite}`)) : null));
     return h("div", { class: "table-area" }, parts, leaveControls(table));
   }
-  const hold = queueOf(id).hold;
   const v = hold ? heldView(v0, hold) : v0;
   const spectator = table.you === null;
   const me = table.you ?? 0;
@@ -257,8 +268,6 @@ export function tableView(id) {
     h("div", { class: "hand", id: "my-hand", role: "region", "aria-label": handLabel(me) }, myCards),
     seatLabel(table, v, me, true));
   if (spectator) parts.splice(1, 0, h("p", { id: "spectating" }, t("watching", { a: nameOf(table, 0), b: nameOf(table, 1) })));
-  // Once the deal is over its summary comes first, under the game's name: the empty table can wait below.
-  if (table.result && !hold) parts.splice(1, 0, summaryView(table));
   parts.push(chatView(table), leaveControls(table));
   return h("div", { class: "table-area" }, parts);
 }
@@ -282,27 +291,73 @@ function movedView(id, table) {
       h("a", { href: "#/lobby" }, t("lobby"))));
 }
 
+/** Return the name of the player at `seat` when the deal ended (a loser who left has no seat any more). */
+function endName(table, seat) {
+  return table.result?.players?.[seat] ?? nameOf(table, seat);
+}
+
+/** Return the line saying how the deal ended: points, or the loser's leaving, lost connection or clock. */
+function causeLine(table) {
+  const r = table.result;
+  const cause = r.cause ?? r.reason;
+  const loser = endName(table, 1 - r.winner);
+  return t(`cause_${["left", "connection", "timeout"].includes(cause) ? cause : "finished"}`, { name: loser });
+}
+
+function summaryTricks(table) {
+  const history = table.view?.history ?? [];
+  const items = history.map((tr, i) => {
+    const gain = trickGain(tr.cards, i + 1);
+    return h("li", { class: "summary-trick" },
+      h("span", { class: "who" }, t("trickLed", { name: endName(table, tr.leader) })),
+      h("span", { class: "pair" }, tr.cards.map((c, k) => {
+        const node = cardEl(c, { small: true });
+        if ((tr.leader + k) % 2 === tr.winner) node.classList.add("winner");
+        return node;
+      })),
+      h("span", { class: "who" }, `${t("trickTook", { name: endName(table, tr.winner) })} (+${pointsText(gain)})`));
+  });
+  return h("details", { class: "summary-tricks", id: "summary-tricks", open: history.length > 0 },
+    h("summary", {}, `${t("trickList")} (${history.length})`),
+    items.length ? h("ol", { id: "summary-trick-list" }, items) : h("p", {}, t("nobodyTricks")));
+}
+
+function endHeading(table) {
+  const r = table.result;
+  return table.you === null ? t("winsNamed", { name: endName(table, r.winner) }) : r.winner === table.you ? t("youWin") : t("youLose");
+}
+
 function summaryView(table) {
   const r = table.result;
+  const spectator = table.you === null;
   const me = table.you ?? 0;
-  const won = r.winner === me;
-  const why = r.reason === "timeout" ? t("reasonTimeout") : r.reason === "left" ? t("reasonLeft") : "";
+  const forfeit = ["left", "connection", "timeout"].includes(r.cause ?? r.reason);
   const pts = (seat) => Math.floor(r.points[seat] / 3); // players count whole points; the thirds are dropped
-  return h("section", { class: "summary", id: "summary" },
-    h("h2", {}, table.you === null ? `${nameOf(table, r.winner)} ✓` : won ? t("youWin") : t("youLose")),
-    h("p", { class: "final", id: "final-score" }, `${t("finalScore")} ${pts(me)} : ${pts(1 - me)}`,
-      h("span", { class: "exact" }, ` (${t("exactScore")} ${points(r.points[me])} : ${points(r.points[1 - me])})`)),
-    h("p", { class: "summary-goal" }, `${t(table.variant)}: ${t(`goal_${table.variant}`)}`
-      + (why ? ` · ${nameOf(table, 1 - r.winner)} ${why}` : "")),
+  const heading = endHeading(table);
+  const opponentGone = !spectator && !table.players[1 - me];
+  const pile = (seat, label) => h("div", { class: "pile", id: `pile-${seat}` },
+    h("strong", {}, label), ` · ${pointsText(r.points[seat])}`,
+    h("div", { class: "hand" }, r.piles[seat].map((c) => cardEl(c, { small: true }))));
+  const score = spectator
+    ? `${endName(table, 0)} ${pts(0)} : ${pts(1)} ${endName(table, 1)}`
+    : `${t("finalScore")} ${pts(me)} : ${pts(1 - me)}`;
+  const exact = spectator ? `${points(r.points[0])} : ${points(r.points[1])}` : `${points(r.points[me])} : ${points(r.points[1 - me])}`;
+  return h("section", { class: "summary", id: "summary", role: "status" },
+    h("h2", { id: "summary-head" }, heading, forfeit ? h("span", { class: "forfeit" }, ` · ${t("byForfeit")}`) : null),
+    h("p", { class: `end-reason${forfeit ? " forfeit" : ""}`, id: "end-reason" }, causeLine(table)),
+    h("p", { class: "final", id: "final-score" }, score,
+      h("span", { class: "exact" }, ` (${t("exactScore")} ${exact})`)),
+    h("p", { class: "summary-goal" }, `${t(table.variant)}: ${t(`goal_${table.variant}`)}`),
     h("div", { class: "piles" },
-      h("div", {}, h("strong", {}, table.you === null ? nameOf(table, me) : t("yourPile")),
-        h("div", { class: "hand" }, r.piles[me].map((c) => cardEl(c, { small: true })))),
-      h("div", {}, h("strong", {}, table.you === null ? nameOf(table, 1 - me) : t("theirPile")),
-        h("div", { class: "hand" }, r.piles[1 - me].map((c) => cardEl(c, { small: true }))))),
+      pile(me, spectator ? t("pileOf", { name: endName(table, me) }) : t("yourPile")),
+      pile(1 - me, spectator ? t("pileOf", { name: endName(table, 1 - me) }) : t("theirPile"))),
+    summaryTricks(table),
+    opponentGone ? h("p", { class: "hint", id: "opponent-gone" }, t("opponentGone")) : null,
     h("div", { class: "row" },
-      table.you !== null ? h("button", { id: "rematch", disabled: table.rematch[me], onclick: () => send({ type: "rematch", table_id: table.id }) },
+      !spectator && !opponentGone ? h("button", { id: "rematch", disabled: table.rematch[me], onclick: () => send({ type: "rematch", table_id: table.id }) },
         table.rematch[me] ? t("rematchAsked") : t("rematch")) : null,
-      table.game_id && table.you !== null ? h("a", { id: "replay-link", href: `#/replay/${table.game_id}` }, t("replayLink")) : null));
+      table.game_id && !spectator ? h("a", { id: "replay-link", href: `#/replay/${table.game_id}` }, t("replayLink")) : null,
+      h("a", { id: "back-lobby", href: "#/lobby" }, t("backToLobby"))));
 }
 
 function chatView(table) {
@@ -327,16 +382,18 @@ function leave(table) {
   live.confirmLeave = null;
   forgetTable(table.id);
   location.hash = "#/lobby";
+  toast(t("leftTable"), 4000);
 }
 
 function leaveControls(table) {
   const seated = table.you !== null;
   const running = seated && table.status === "playing";
   if (live.confirmLeave === table.id && running) {
-    return h("div", { class: "row confirm", id: "leave-confirm", role: "alertdialog", "aria-label": t("leaveConfirm") },
-      h("span", {}, t("leaveConfirm")),
-      h("button", { id: "leave-yes", onclick: () => leave(table) }, t("leaveForfeit")),
-      h("button", { class: "ghost", id: "leave-no", onclick: () => { live.confirmLeave = null; rerender(); } }, t("stay")));
+    return h("div", { class: "confirm-backdrop", id: "leave-backdrop" },
+      h("div", { class: "row confirm", id: "leave-confirm", role: "alertdialog", "aria-modal": "true", "aria-label": t("leaveConfirm") },
+        h("span", {}, t("leaveConfirm")),
+        h("button", { id: "leave-yes", onclick: () => leave(table) }, t("leaveForfeit")),
+        h("button", { class: "ghost", id: "leave-no", onclick: () => { live.confirmLeave = null; rerender(); } }, t("stay"))));
   }
   return h("div", { class: "row" }, h("button", { class: "ghost", id: "leave", onclick: () => {
     if (running) {

@@ -26,12 +26,12 @@ export class Socket {
       handler(msg);
     };
     this.ws.onclose = (ev) => {
-      this.onState(false);
-      if (this.closedByUs) return;
-      if (ev.code === 4401) {
+      if (this.closedByUs) return; // signed out or replaced: nothing to reconnect, nothing to warn about
+      if (ev.code === 4401) { // the token is no longer valid: the page signs out, it does not reconnect
         this.handlers.unauthorized?.();
         return;
       }
+      this.onState(false);
       setTimeout(() => this.open(), this.delay);
       this.delay = Math.min(this.delay * 2, 10000);
     };
