@@ -272,3 +272,20 @@ def test_phone_header_and_hand(browser: Browser, site: LiveServer) -> None:
             assert boxes and max(boxes) <= PHONE["width"], (selector, boxes)
         _shot(page, f"fin-table-phone-{lang}")
         page.context.close()
+
+
+def test_rules_explain_the_letters_and_dots(browser: Browser, site: LiveServer) -> None:
+    """The rules draw the lettered cards with their names (C kaval/Knight, F fant/Jack) and explain the dots."""
+    for lang, size, knight, jack, dots in (("sl", PHONE, "C = kaval", "F = fant", "vsaka pika je ⅓ točke"),
+                                           ("en", DESKTOP, "C = Knight", "F = Jack", "each dot ⅓ point")):
+        page = _page(browser, site.url, size, lang)
+        page.click("#rules-open")
+        legend = page.locator("#rules-legend figure")
+        expect(legend).to_have_count(6)
+        expect(page.locator("#rules-legend .card")).to_have_count(6)
+        expect(page.locator("#rules-legend")).to_contain_text(knight)
+        expect(page.locator("#rules-legend")).to_contain_text(jack)
+        expect(page.locator("#rules-dots")).to_contain_text(dots)
+        page.locator("#rules-legend").scroll_into_view_if_needed()
+        _shot(page, f"fin-rules-legend-{'phone' if size is PHONE else 'desktop'}-{lang}")
+        page.context.close()

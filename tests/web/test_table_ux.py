@@ -130,7 +130,7 @@ def test_a_deal_against_the_bot_reads_like_a_game(browser: Browser, site: LiveSe
     _shots_everywhere(page, "ux-lobby")
     page.click("#rules-open")
     expect(page.locator("#rules-dialog")).to_contain_text("Strength inside a suit")
-    expect(page.locator("#rules-dialog .card")).to_have_count(10)
+    expect(page.locator("#rules-dialog .rules-order .card")).to_have_count(10)
     _shot(page, "ux-rules-desktop")
     page.click("#rules-close")
     expect(page.locator("#rules-dialog")).to_have_count(0)

@@ -6,6 +6,9 @@ import { currentLang, t } from "./i18n.js";
 // The strength order, strongest first, shown as cards of one suit.
 const ORDER = ["3", "2", "AS", "KRALJ", "KAVAL", "FANT", "7", "6", "5", "4"];
 
+// The cards whose corner letters need a word (C and F are the Italian cavallo and fante), and two with numbers.
+const LEGEND = ["AS", "KRALJ", "KAVAL", "FANT", "3", "7"];
+
 const TEXT = {
   en: {
     title: "How to play",
@@ -20,6 +23,10 @@ const TEXT = {
     stock: "While the stock lasts, after each trick the winner draws the top card, then the other player draws. "
       + "Every drawn card is shown to the opponent. Once the stock is empty, the last 10 tricks are played with every "
       + "card known.",
+    letters: "The letters in the cards' corners:",
+    names: { AS: "A = Ace", KRALJ: "K = King", KAVAL: "C = Knight (cavallo)", FANT: "F = Jack (fante)", "3": "3 = Three", "7": "7 = Seven" },
+    dots: "The dots at the bottom of a card mark its points: each dot ⅓ point, so the Ace's three dots make 1 point; "
+      + "a card without dots is worth nothing.",
     tressette: "Tressette: the player with more points wins (at least 6 of 11).",
     kifameno: "Kifameno (Ciapano, \"who takes less\"): the same play, but the player with fewer points wins.",
     keys: "At the table, keys 1–9 and 0 play your first to tenth playable card; a click or a key skips the pause "
@@ -37,6 +44,10 @@ const TEXT = {
       + "nikoli ne zmaga), in kdor vzame štih, začne naslednjega.",
     stock: "Dokler je kup, po vsakem štihu zmagovalec vzame vrhnjo karto, nato še drugi igralec. Vsaka vzeta karta "
       + "se pokaže nasprotniku. Ko kupa zmanjka, se zadnjih 10 štihov igra z znanimi kartami.",
+    letters: "Črke v kotih kart:",
+    names: { AS: "A = as", KRALJ: "K = kralj", KAVAL: "C = kaval", FANT: "F = fant", "3": "3 = trojka", "7": "7 = sedmica" },
+    dots: "Pike na dnu karte kažejo njene točke: vsaka pika je ⅓ točke, tri pike asa so 1 točka; karta brez pik ne "
+      + "velja nič.",
     tressette: "Tressette: zmaga igralec z več točkami (vsaj 6 od 11).",
     kifameno: "Kifameno (Ciapano, \"kdo vzame manj\"): enaka igra, a zmaga igralec z manj točkami.",
     keys: "Za mizo tipke 1–9 in 0 odigrajo prvo do deseto karto, ki jo smeš igrati; klik ali tipka preskoči premor po "
@@ -52,6 +63,10 @@ export function rulesContent(variant = null) {
     h("p", {}, x.cards),
     h("p", {}, x.strength),
     h("div", { class: "hand rules-order" }, ORDER.map((rank) => cardEl(`D ${rank}`, { small: true }))),
+    h("p", {}, x.letters),
+    h("div", { class: "rules-legend", id: "rules-legend" }, LEGEND.map((rank) => h("figure", {},
+      cardEl(`K ${rank}`, { small: true }), h("figcaption", {}, x.names[rank])))),
+    h("p", { id: "rules-dots" }, x.dots),
     h("p", {}, x.points), h("p", {}, x.play), h("p", {}, x.stock),
     goals.map((g) => h("p", { class: "goal" }, g)),
     h("p", { class: "hint" }, x.keys));
