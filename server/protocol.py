@@ -13,6 +13,7 @@ MAX_DB_INT = 2**31 - 1
 ERROR_CODES = frozenset({
     "bad_json", "bad_message", "too_large", "rate_limited", "no_table", "not_seated", "table_full", "bad_invite",
     "no_bot", "not_your_turn", "illegal_card", "game_over", "internal", "too_many_tables", "auth_failed",
+    "table_unavailable", "unavailable",
 })
 """Every ``error.code`` the server sends (docs/protocol.md, "Errors")."""
 
@@ -296,3 +297,13 @@ def error(code: str, message: str, ref: str | None = None, params: dict[str, Any
     {'table_id': 'x'}
     """
     return out(ErrorMessage(code=code, message=message, ref=ref, params=params or {}))
+
+
+RETRY_AFTER_MS = 1000
+"""What ``table_unavailable`` advises: try again after this long."""
+
+
+def table_unavailable(table_id: str, ref: str | None) -> dict[str, Any]:
+    """Return the error for a command whose table's process cannot be reached now (try again shortly)."""
+    return error("table_unavailable", "the table's server cannot be reached right now; try again in a moment",
+                 ref, {"table_id": table_id, "retry_after_ms": RETRY_AFTER_MS})

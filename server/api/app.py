@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from sqlalchemy import text
-from sqlalchemy.exc import DataError
+from sqlalchemy.exc import DataError, DBAPIError
 from starlette.websockets import WebSocketState
 
 from server.api.deps import DB
@@ -39,6 +39,10 @@ from server.store.writer import MoveWriter
 
 log = logging.getLogger("treset.app")
 AUTH_FAILED = 4401
+TRY_AGAIN_LATER = 1013
+"""The WebSocket close code for "try again later" (RFC 6455 registry): the database is away."""
+RETRY_AFTER_S = 5
+"""What a client told the database is away should wait before trying again."""
 
 
 GC_THRESHOLDS = (50_000, 50, 1000)
@@ -111,6 +115,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"detail": "a value is out of range"}, status_code=422)
 
     app.add_exception_handler(FormError, form_error_response)  # account forms' refusals carry a code
+    @app.exception_handler(DBAPIError)
+    async def _database_away(request: Request, exc: DBAPIError) -> JSONResponse:
+        # The database cannot be reached (or failed): a client should try again, not see a 500.
+        log.warning("the database failed in %s %s: %s", request.method, request.url.path,
+                    str(exc.orig or exc).splitlines()[0])
+        return JSONResponse({"detail": "the database is unavailable; try again shortly", "code": "unavailable"},
+                            status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})
+
     app.include_router(auth_router)
     app.include_router(admin_router)
     app.include_router(stats_router)
@@ -128,6 +140,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except Exception as exc:  # noqa: BLE001 - report, do not crash the probe
             db_state = f"error: {type(exc).__name__}"
         return {"status": "ok" if db_state == "ok" else "degraded", "db": db_state, **hub.health()}
+
+    @app.get("/readyz")
+    def readyz(session: DB) -> JSONResponse:
+        """Readiness: 200 while the database answers, else 503 (a proxy or orchestrator stops sending traffic)."""
+        try:
+            session.execute(text("SELECT 1"))
+        except Exception as exc:  # noqa: BLE001 - any failure means not ready
+            return JSONResponse({"status": "unavailable", "db": f"error: {type(exc).__name__}"}, status_code=503,
+                                headers={"Retry-After": str(RETRY_AFTER_S)})
+        return JSONResponse({"status": "ready", "db": "ok"})
 
     @app.get("/api/tables")
     def tables() -> dict[str, Any]:
@@ -191,7 +213,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     await ws.send_text(json.dumps(error("auth_failed", 'send {"type":"auth","token":TOKEN} first')))
                     await ws.close(code=AUTH_FAILED, reason="sign in first: send an auth message with your token")
                 return None, ""
-        user = await asyncio.to_thread(_user_for, token) if len(token) <= 256 else None  # off the event loop
+        try:
+            user = await asyncio.to_thread(_user_for, token) if len(token) <= 256 else None  # off the event loop
+        except Exception as exc:  # noqa: BLE001 - the database is away: say so before closing, try again later
+            log.warning("a socket's sign-in failed: the database is away (%s)", type(exc).__name__)
+            with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+                await ws.send_text(json.dumps(error("unavailable", "the server cannot check sign-ins right now; "
+                                                    "reconnect shortly", None,
+                                                    {"retry_after_ms": RETRY_AFTER_S * 1000})))
+                await ws.close(code=TRY_AGAIN_LATER, reason="the database is unavailable; reconnect shortly")
+            return None, ""
         if user is None:
             with contextlib.suppress(RuntimeError, WebSocketDisconnect):
                 await ws.send_text(json.dumps(error("auth_failed", "the token is unknown, revoked or expired")))

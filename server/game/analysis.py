@@ -119,6 +119,10 @@ def _accuracies(result: dict[str, Any]) -> tuple[float | None, float | None]:
     return acc[0], acc[1]
 
 
+RETRY_S = 2.0
+"""How often answers and jobs the database could not take are tried again."""
+
+
 class AnalysisQueue:
     """The analyses waiting for and running on bots, for one server process (the hub owns it)."""
 
@@ -133,6 +137,11 @@ class AnalysisQueue:
         self._tasks: set[asyncio.Task[None]] = set()
         self.job_prefix = ""
         """Starts every job id: with several processes (``server.game.cluster``), the process's own id."""
+        self.unstored: list[tuple[int, AnalysisReport]] = []
+        """Answers the database could not take (it was away): stored by a later tick."""
+        self._retry_at = 0.0
+        self.unqueued: list[tuple[int, str]] = []
+        """Jobs taken back that the database could not mark queued again: retried by a later tick."""
 
     # ----- the bots ----------------------------------------------------------------------
 
@@ -167,7 +176,12 @@ class AnalysisQueue:
         await self.dispatch()
 
     async def _requeue(self, game_ids: list[int], why: str) -> None:
-        back = await asyncio.to_thread(self._requeue_rows, game_ids, why)
+        try:
+            back = await asyncio.to_thread(self._requeue_rows, game_ids, why)
+        except Exception as exc:  # noqa: BLE001 - the database is away: a later tick queues them again
+            log.warning("analyses %s could not be queued again yet: %s", game_ids, str(exc).splitlines()[0])
+            self.unqueued += [(g, why) for g in game_ids]
+            return
         log.info("analyses back in the queue (%s): %s", why, back)
         self.waiting[:0] = [g for g in back if g not in self.waiting]
 
@@ -259,7 +273,13 @@ class AnalysisQueue:
             game_id = self.waiting.pop(0)
             job = Job(self.job_prefix + secrets.token_hex(8), game_id, worker, time.monotonic())
             self.jobs[job.id] = job  # holds the bot's slot while the record is read (off the event loop)
-            record = await asyncio.to_thread(self._start, game_id)
+            try:
+                record = await asyncio.to_thread(self._start, game_id)
+            except Exception as exc:  # noqa: BLE001 - the database is away: the job waits at the front
+                log.warning("analysis of game %s could not start: %s", game_id, str(exc).splitlines()[0])
+                self.jobs.pop(job.id, None)
+                self.waiting.insert(0, game_id)
+                return
             if self.jobs.get(job.id) is not job:  # the bot left meanwhile: the job goes back
                 if record is not None:
                     await self._requeue([game_id], "the bot left as it was handed the job")
@@ -288,11 +308,21 @@ class AnalysisQueue:
             log.info("ignored a stale analysis answer (job %s, game %s)", msg.job, msg.game_id)
             return
         del self.jobs[job.id]
-        version = await asyncio.to_thread(self._store, job.game_id, msg)
+        await self._keep(job.game_id, msg)
+        await self.dispatch()
+
+    async def _keep(self, game_id: int, msg: AnalysisReport) -> bool:
+        """Store an answer; one the database refuses waits in ``unstored`` for a later tick. True if stored."""
+        try:
+            version = await asyncio.to_thread(self._store, game_id, msg)
+        except Exception as exc:  # noqa: BLE001 - the database is away: the answer is kept, not lost
+            log.warning("the analysis of game %s waits to be stored: %s", game_id, str(exc).splitlines()[0])
+            self.unstored.append((game_id, msg))
+            return False
         if version is not None and (self.latest_version is None
                                     or version_key(version) > version_key(self.latest_version)):
             self.latest_version = version
-        await self.dispatch()
+        return True
 
     def _store(self, game_id: int, msg: AnalysisReport) -> str | None:
         """Store an answer (the analysis and its per-move rows, or the failure); return the version stored."""
@@ -329,6 +359,20 @@ class AnalysisQueue:
         now = time.monotonic()
         await self._take_back([j for j in self.jobs.values() if now - j.started > self.timeout_s],
                               "the bot took too long")
+        if (self.unstored or self.unqueued) and now < self._retry_at:
+            return
+        self._retry_at = now + RETRY_S
+        if self.unstored:  # answers that came while the database was away
+            answers, self.unstored = self.unstored, []
+            for i, (game_id, msg) in enumerate(answers):
+                if not await self._keep(game_id, msg):
+                    self.unstored += answers[i + 1:]
+                    break
+        if self.unqueued:
+            jobs, self.unqueued = self.unqueued, []
+            for why in dict.fromkeys(w for _, w in jobs):
+                await self._requeue([g for g, w in jobs if w == why], why)
+            await self.dispatch()
 
     # ----- restart and status ------------------------------------------------------------
 
@@ -368,7 +412,7 @@ class AnalysisQueue:
     def health(self) -> dict[str, Any]:
         """Return the queue's figures for ``/healthz``."""
         return {"analysis_bots": len(self.live_workers()), "analysis_waiting": len(self.waiting),
-                "analysis_running": len(self.jobs)}
+                "analysis_running": len(self.jobs), "analysis_unstored": len(self.unstored) + len(self.unqueued)}
 
 
 def analysed_accuracy(*, session: Session, user_id: int) -> dict[str, tuple[float, int]]:

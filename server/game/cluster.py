@@ -16,10 +16,22 @@ With it, any number of processes (nodes) share one lobby and one set of tables:
 - **Shared lobby and presence.** Each node writes its tables and how many people it has online; a
   change is announced on ``treset:all`` and every node sends its own lobby clients the union.
 - **Takeover.** A node that stops renewing (kill -9) loses its leases ``cluster_lease_s`` later;
-  another takes each table (``SET NX`` on the lease), rebuilds it from PostgreSQL (the committed
-  moves: nothing in Redis is authoritative, so no move is lost or doubled), starts its clock afresh
-  (the outage is not charged) and announces it: clients that were at the table through a proxy are
-  seated again at once, players whose socket died with the node reconnect to any other one.
+  another takes each table (``SET NX`` on the lease), raises the table's fencing token in the
+  database and rebuilds it from there in the same transaction (the committed moves: nothing in
+  Redis is authoritative, so no move is lost or doubled), starts its clock afresh (the outage is
+  not charged) and announces it: clients that were at the table through a proxy are seated again
+  at once, players whose socket died with the node reconnect to any other one.
+- **Fencing.** A node that was paused (SIGSTOP, a long GC, a VM migration) cannot know it was: it
+  checks its leases before acting on what waited while it could not run (:meth:`Cluster.ensure_leases`),
+  and whatever slips past that is refused by the database, where every write for a table carries
+  the token of the node that took it last (``server.store.writer``). A refused write drops the
+  table here at once; the command goes on to the new owner (:meth:`Cluster.reroute`). The tokens
+  live in the database, not in Redis: a Redis that restarts empty would hand out old numbers again.
+- **Redis restarts.** ``treset:epoch`` names Redis's current life; a node that finds it gone or
+  changed (a restart, a flush, a failover) announces everything it holds again (tables with their
+  leases, bots, people online), sends its tables' players a fresh snapshot (messages may have been
+  lost), and for ``2 × cluster_lease_s`` judges no node dead for keys that vanished with Redis.
+  A command for a table whose node cannot be reached gets ``table_unavailable`` (try again).
 """
 
 from __future__ import annotations
@@ -29,14 +41,16 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from server.game.records import SavedGame
-from server.protocol import BotHello, LevelInfo
+from server.protocol import BotHello, LevelInfo, table_unavailable
 
 if TYPE_CHECKING:
     from server.game.connection import Connection
@@ -52,6 +66,8 @@ BOTS = PREFIX + "bots"
 """Hash: "NODE:CID" -> a bot's ``bot_hello`` (its levels, capacity, analysis slots, level info)."""
 ONLINE = PREFIX + "online"
 """Hash: node -> how many people it has online."""
+EPOCH = PREFIX + "epoch"
+"""A random value set by the first node that finds it missing: it changes when Redis loses its keys."""
 ALL = PREFIX + "all"
 """The channel every node hears: lobby and bot changes, tables moved, sign-outs, renames."""
 RENEW = """
@@ -66,6 +82,22 @@ return lost
 """
 """Renew this node's leases (taking back one that expired while nobody took it: this node stalled);
 return the keys of those another node holds now."""
+
+
+@dataclass(slots=True)
+class Outgoing:
+    """A message waiting to be published: where, what, and whom to tell if it cannot go."""
+
+    channel: str
+    payload: str
+    conn: Connection | None = None
+    fails: tuple[str, str] | None = None
+    """The table and raw command to answer ``table_unavailable`` for, if the message is dropped."""
+
+
+def _text(value: object) -> str | None:
+    """Return a Redis reply as text (the client decodes replies; its types do not say so)."""
+    return None if value is None else str(value)
 
 
 def lease_key(table_id: str) -> str:
@@ -90,11 +122,12 @@ class Cluster:
         """Join ``hub`` to the portal of ``url`` (call :meth:`start` once the event loop runs)."""
         self.hub = hub
         self.node = secrets.token_hex(6)
-        self.redis: Redis = Redis.from_url(url, decode_responses=True)
+        # Timeouts: with Redis away, a command must fail in seconds (the table's players are answered).
+        self.redis: Redis = Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2)
         self.lease_ms = int(lease_s * 1000)
         self.every_s = min(1.0, lease_s / 3)
         self._renew = self.redis.register_script(RENEW)
-        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._cids = 0
         self.cid_of: dict[Connection, int] = {}
@@ -114,12 +147,26 @@ class Cluster:
         self.taken_over = 0
         self._refreshing = False
         self._again = False
+        self._renewed_at = float("-inf")
+        """When (monotonic) the last renewal that succeeded began: the leases hold a lease's time from then."""
+        self._renew_failed_at = float("-inf")
+        self._renew_lock = asyncio.Lock()
+        self.epoch: str | None = None
+        self._grace_until = 0.0
+        """Until then (monotonic), no node is judged dead: Redis lost its keys, the nodes are announcing again."""
+        self.redis_resets = 0
+        self._resend = False
+        """Messages may have been lost (a publish failed): send this node's tables a fresh snapshot."""
+        self._bot_entries: dict[int, str] = {}
+        """The ``bot_hello`` of each local bot as listed in ``treset:bots`` (announced again after a reset)."""
 
     # ----- life --------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Announce this node, listen on its channels and start the upkeep (raises if Redis is down)."""
         self.hub.analysis.job_prefix = f"{self.node}."
+        await self.redis.set(EPOCH, secrets.token_hex(8), nx=True)
+        self.epoch = str(await self.redis.get(EPOCH))
         await self.redis.set(node_key(self.node), "1", px=self.lease_ms)
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(inbox(self.node), ALL)
@@ -151,7 +198,8 @@ class Cluster:
     def health(self) -> dict[str, Any]:
         """Return this node's figures for ``/healthz``."""
         return {"node": self.node, "nodes": len(self._alive), "proxies": len(self.proxies),
-                "portal_tables": len(self.registry), "taken_over": self.taken_over}
+                "portal_tables": len(self.registry), "taken_over": self.taken_over,
+                "redis_resets": self.redis_resets}
 
     # ----- local sockets -----------------------------------------------------------------
 
@@ -170,6 +218,7 @@ class Cluster:
         for node in set(self.routes.pop(conn, {}).values()):
             self._send(inbox(node), {"op": "gone", "from": self.node, "cid": cid})
         if conn.role == "bot":
+            self._bot_entries.pop(cid, None)
             with contextlib.suppress(RedisError, OSError):
                 await self.redis.hdel(BOTS, f"{self.node}:{cid}")
             self._send(ALL, {"op": "bots", "from": self.node})
@@ -178,12 +227,62 @@ class Cluster:
         return [conn.user_id, conn.username, conn.role, conn.token_hash]
 
     async def forward(self, conn: Connection, table_id: str, raw: str) -> bool:
-        """Send a local socket's command to the node owning ``table_id``; False if no other node owns it."""
-        node = await self.owner_of(table_id)
+        """Send a local socket's command to the node owning ``table_id``; False if no other node owns it.
+
+        A node that cannot be reached (Redis away, or the node dead and its tables not yet taken over)
+        answers ``table_unavailable`` for it, so the client knows to try again.
+        """
+        try:
+            node = await self.owner_of(table_id)
+        except (RedisError, OSError):
+            node = None
+            if not self._route_of(conn, table_id):
+                await conn.send(self._unavailable(table_id, raw))
+                return True
+        node = node or self._route_of(conn, table_id)
+        if node is None or node == self.node:
+            if node is None and time.monotonic() < self._grace_until:  # Redis is being filled again
+                await conn.send(self._unavailable(table_id, raw))
+                return True
+            return False
+        if node not in self._alive:  # its tables move within a lease; until then, nobody can answer
+            await conn.send(self._unavailable(table_id, raw))
+            return True
+        if conn in self.cid_of:  # else the socket is gone already: nothing to answer
+            self._to_node(node, conn, table_id, {"op": "cmd", "raw": raw}, fails=(table_id, raw))
+        return True
+
+    def _route_of(self, conn: Connection, table_id: str) -> str | None:
+        """Return the node this socket's commands for ``table_id`` went to last (if it still seems alive)."""
+        node = self.routes.get(conn, {}).get(table_id)
+        return node or None
+
+    @staticmethod
+    def _unavailable(table_id: str, raw: str) -> dict[str, Any]:
+        kind = None
+        with contextlib.suppress(ValueError, AttributeError, RecursionError):
+            kind = json.loads(raw).get("type")
+        return table_unavailable(table_id, kind if isinstance(kind, str) else None)
+
+    async def reroute(self, conn: Connection, table_id: str, raw: str) -> bool:
+        """Send a command for a table this node just lost on to its new owner; False if none is known yet."""
+        with contextlib.suppress(RedisError, OSError):
+            entry = await self.redis.hget(TABLES, table_id)
+            if entry is not None:
+                self.registry[table_id] = json.loads(entry)
+        node = self.registry.get(table_id, {}).get("node")
         if node is None or node == self.node:
             return False
-        if conn in self.cid_of:  # else the socket is gone already: nothing to answer
-            self._to_node(node, conn, table_id, {"op": "cmd", "raw": raw})
+        if conn.node is None:  # a local socket: its route now leads to the new owner
+            if conn not in self.cid_of:
+                return True
+            self._to_node(node, conn, table_id, {"op": "cmd", "raw": raw}, fails=(table_id, raw))
+            return True
+        key = next((k for k, c in self.proxies.items() if c is conn), None)
+        if key is None:
+            return False
+        # A client of a third node: the new owner answers it directly (its node learns the route from "moved").
+        self._send(inbox(node), {"op": "cmd", "raw": raw, "from": key[0], "cid": key[1], "user": self._user(conn)})
         return True
 
     def forward_report(self, conn: Connection, job: str, raw: str) -> bool:
@@ -194,10 +293,15 @@ class Cluster:
         self._to_node(node, conn, f"node:{node}", {"op": "cmd", "raw": raw})  # one route per node, not per job
         return True
 
-    def _to_node(self, node: str, conn: Connection, route: str, message: dict[str, Any]) -> None:
-        """Send ``message`` for the local socket ``conn`` to ``node``, which is told when the socket goes."""
+    def _to_node(self, node: str, conn: Connection, route: str, message: dict[str, Any],
+                 fails: tuple[str, str] | None = None) -> None:
+        """Send ``message`` for the local socket ``conn`` to ``node``, which is told when the socket goes.
+
+        ``fails``: the table and command to answer ``table_unavailable`` for if it cannot be published.
+        """
         self.routes.setdefault(conn, {})[route] = node
-        self._send(inbox(node), {**message, "from": self.node, "cid": self.cid_of[conn], "user": self._user(conn)})
+        self._send(inbox(node), {**message, "from": self.node, "cid": self.cid_of[conn], "user": self._user(conn)},
+                   conn=conn if fails else None, fails=fails)
 
     def remote_seats(self, user_id: int) -> list[tuple[str, int, str]]:
         """Return the user's seats at other nodes' tables as ``(table_id, seat, status)``."""
@@ -229,7 +333,8 @@ class Cluster:
             return
         entry = {"user": self._user(conn), "levels": conn.levels, "capacity": conn.capacity,
                  "analysis": conn.analysis, "level_info": [i.model_dump() for i in msg.level_info]}
-        await self.redis.hset(BOTS, f"{self.node}:{self.cid_of[conn]}", json.dumps(entry))
+        self._bot_entries[self.cid_of[conn]] = json.dumps(entry)
+        await self.redis.hset(BOTS, f"{self.node}:{self.cid_of[conn]}", self._bot_entries[self.cid_of[conn]])
         self._send(ALL, {"op": "bots", "from": self.node})
 
     def broadcast(self, op: str, **fields: Any) -> None:
@@ -268,11 +373,9 @@ class Cluster:
     async def claim_unfinished(self) -> int:
         """Take every unfinished deal in the database that no live node owns (at start); return how many."""
         games = await asyncio.to_thread(self.hub.store.unfinished_games)
-        count = 0
-        for game in games:
-            if await self.redis.set(lease_key(game.table_id), self.node, nx=True, px=self.lease_ms):
-                count += await self._adopt(game.table_id, [game])
-        return count
+        won = [g.table_id for g in games
+               if await self.redis.set(lease_key(g.table_id), self.node, nx=True, px=self.lease_ms)]
+        return await self._claim(won) if won else 0
 
     async def _take_over(self, table_ids: list[str]) -> None:
         """Take the tables of dead nodes whose leases this node wins, with one read of the database."""
@@ -280,24 +383,37 @@ class Cluster:
         for table_id in table_ids:
             pipe.set(lease_key(table_id), self.node, nx=True, px=self.lease_ms)
         won = [t for t, ok in zip(table_ids, await pipe.execute(), strict=True) if ok]  # others took the rest
-        if not won:
-            return
-        games = await asyncio.to_thread(self.hub.store.unfinished_games, won)
+        if won:
+            await self._claim(won)
+
+    async def _claim(self, won: list[str]) -> int:
+        """Fence the tables whose leases this node won, read their deals (one transaction), adopt them."""
+        try:
+            fences, games = await asyncio.to_thread(self.hub.store.claim, won)
+        except Exception:  # noqa: BLE001 - the database is away: let the leases go, the next look tries again
+            log.warning("could not take tables %s over: the database refused", won, exc_info=True)
+            with contextlib.suppress(RedisError, OSError):
+                await self.redis.delete(*[lease_key(t) for t in won])
+            return 0
         by_table: dict[str, list[SavedGame]] = {}
         for game in games:
             by_table.setdefault(game.table_id, []).append(game)
+        count = 0
         for table_id in won:
-            if not await self._adopt(table_id, by_table.get(table_id, [])):  # no deal under way: it died with its node
+            if await self._adopt(table_id, by_table.get(table_id, []), fences[table_id]):
+                count += 1
+            else:  # no deal under way: it died with its node
                 await self.redis.delete(lease_key(table_id))
                 await self.redis.hdel(TABLES, table_id)
                 self.registry.pop(table_id, None)
                 self._send(ALL, {"op": "lobby", "from": self.node})
+        return count
 
-    async def _adopt(self, table_id: str, games: list[SavedGame]) -> int:
+    async def _adopt(self, table_id: str, games: list[SavedGame], fence: int) -> int:
         """Rebuild ``table_id`` from its stored deal, list it, and announce where it is now."""
         if not games or table_id in self.hub.tables:
             return 0
-        table = self.hub.restore_game(games[-1])
+        table = self.hub.restore_game(games[-1], fence=fence)
         await self.own(table)
         self.registry[table_id] = json.loads(self._entry(table))
         self.taken_over += 1
@@ -311,8 +427,8 @@ class Cluster:
                 await self.hub.reclaim(conn, table_id)
         return 1
 
-    def _drop(self, table_id: str) -> None:
-        """Forget a table whose lease another node holds now (this node stalled past its lease)."""
+    def drop(self, table_id: str) -> None:
+        """Forget a table another node serves now (this node stalled past its lease), telling no one."""
         table = self.hub.tables.pop(table_id, None)
         if table is None:
             return
@@ -336,15 +452,45 @@ class Cluster:
         while True:
             await asyncio.sleep(self.every_s)
             try:
-                await self.renew()
+                async with self._renew_lock:
+                    await self.renew()
                 await self.refresh()
+                if self._resend:  # what a failed publish lost: every player of this node's tables sees the table again
+                    self._resend = False
+                    await self.hub.resend_tables()
             except (RedisError, OSError) as exc:  # Redis away: keep serving this node's tables, retry
                 log.warning("cluster upkeep failed: %s", exc)
             except Exception:
                 log.exception("cluster upkeep failed")
 
+    def leases_fresh(self) -> bool:
+        """Return True if this node's leases were renewed recently enough to still hold (no pause since)."""
+        return time.monotonic() - self._renewed_at < self.lease_ms / 2000
+
+    async def ensure_leases(self) -> None:
+        """Before acting: if the leases may have run out (this node could not run), renew them now.
+
+        Tables another node took meanwhile are dropped here, before the command or the clock acts on
+        them. With Redis away nothing can be known: the database's fencing refuses what is stale.
+        """
+        if self.leases_fresh() or time.monotonic() - self._renew_failed_at < 1.0:
+            return
+        async with self._renew_lock:
+            if self.leases_fresh():
+                return
+            try:
+                await self.renew()
+            except (RedisError, OSError) as exc:
+                self._renew_failed_at = time.monotonic()
+                log.warning("could not check this node's leases: %s", exc)
+
     async def renew(self) -> None:
-        """Keep this node and its leases alive; list its tables and its people online."""
+        """Keep this node and its leases alive; list its tables and its people online.
+
+        Takes care of a Redis that lost its keys first (:meth:`_check_epoch`): everything is written again.
+        """
+        started = time.monotonic()
+        await self._check_epoch(_text(await self.redis.get(EPOCH)))
         tables = self.hub.tables
         pipe = self.redis.pipeline(transaction=False)
         pipe.set(node_key(self.node), "1", px=self.lease_ms)
@@ -363,6 +509,7 @@ class Cluster:
             pipe.hset(ONLINE, self.node, online)
         await pipe.execute()
         lost = await self._renew(keys=[lease_key(t) for t in tables], args=[self.node, self.lease_ms]) if tables else []
+        self._renewed_at = started
         for table_id in gone:
             self._published.pop(table_id, None)
             self.registry.pop(table_id, None)
@@ -370,10 +517,34 @@ class Cluster:
         for table_id, entry in changed.items():
             self.registry[table_id] = json.loads(entry)
         for key in lost:
-            self._drop(key.removeprefix(PREFIX + "lease:"))
+            self.drop(key.removeprefix(PREFIX + "lease:"))
         if changed or gone or online != self._online_written:
             self._online_written = online
             self._send(ALL, {"op": "lobby", "from": self.node})
+
+    async def _check_epoch(self, epoch: str | None) -> None:
+        """If Redis lost its keys (restarted empty, flushed, failed over), announce everything again.
+
+        The other nodes' keys vanished with Redis, not with the nodes: none is judged dead for two
+        leases' time, while each writes its part again.
+        """
+        if epoch is not None and epoch == self.epoch:
+            return
+        if epoch is None:
+            await self.redis.set(EPOCH, secrets.token_hex(8), nx=True)
+            epoch = _text(await self.redis.get(EPOCH))
+        if epoch == self.epoch:
+            return
+        self.epoch = epoch
+        self.redis_resets += 1
+        self._grace_until = time.monotonic() + 2 * self.lease_ms / 1000
+        log.warning("Redis lost its keys (a restart or a flush): announcing this node's tables, bots and people again")
+        self._published.clear()  # the next renewal lists every table again, and takes its lease back
+        self._online_written = -1
+        if self._bot_entries:
+            await self.redis.hset(BOTS, mapping={f"{self.node}:{cid}": e for cid, e in self._bot_entries.items()})
+            self._send(ALL, {"op": "bots", "from": self.node})
+        self._resend = True
 
     async def refresh(self) -> None:
         """Read the portal (tables, bots, people online, live nodes); take over the tables of dead nodes."""
@@ -381,14 +552,20 @@ class Cluster:
         pipe.hgetall(TABLES)
         pipe.hgetall(BOTS)
         pipe.hgetall(ONLINE)
-        tables, bots, online = await pipe.execute()
+        pipe.get(EPOCH)
+        tables, bots, online, epoch = await pipe.execute()
+        if epoch != self.epoch:  # Redis lost its keys since the last renewal: a grace first, then judge
+            await self._check_epoch(epoch)
         registry = {t: json.loads(e) for t, e in tables.items()}
         bot_entries = {k: json.loads(e) for k, e in bots.items()}
         nodes = ({e["node"] for e in registry.values()} | {k.split(":")[0] for k in bot_entries} | set(online)
                  | {node for node, _ in self.proxies}) - {self.node}
         nodes_sorted = sorted(nodes)
         alive = await self.redis.mget([node_key(n) for n in nodes_sorted]) if nodes_sorted else []
-        self._alive = {n for n, a in zip(nodes_sorted, alive, strict=True) if a} | {self.node}
+        grace = time.monotonic() < self._grace_until
+        seen = {n for n, a in zip(nodes_sorted, alive, strict=True) if a}
+        # In the grace, a node known alive before stays so until it has had time to write itself again.
+        self._alive = seen | {self.node} | (self._alive if grace else set())
         dead = nodes - self._alive
         if dead:  # tidy what the dead left behind (any node may; HDEL twice is harmless)
             pipe = self.redis.pipeline(transaction=False)
@@ -397,6 +574,8 @@ class Cluster:
             pipe.hdel(ONLINE, *dead)
             await pipe.execute()
         before = self.remote_summaries()
+        if grace:  # what the other nodes have not written again yet is still theirs
+            registry = {**{t: e for t, e in self.registry.items() if e["node"] != self.node}, **registry}
         registry.update({t: json.loads(e) for t, e in self._published.items()})
         self.registry = registry
         remote_online = sum(int(n) for node, n in online.items() if node in self._alive and node != self.node)
@@ -405,7 +584,8 @@ class Cluster:
             self.hub.online_dirty = True
         if self.remote_summaries() != before:
             self.hub.lobby_dirty = True
-        await self._sync_bots({k: e for k, e in bot_entries.items() if k.split(":")[0] in self._alive})
+        await self._sync_bots({k: e for k, e in bot_entries.items() if k.split(":")[0] in self._alive},
+                              keep_missing=grace)
         for key in list(self.proxies):
             if key[0] not in self._alive:
                 await self._proxy_gone(key)
@@ -413,8 +593,11 @@ class Cluster:
         if orphans:
             await self._take_over(orphans)
 
-    async def _sync_bots(self, entries: dict[str, dict[str, Any]]) -> None:
-        """Seat bots of other nodes: a proxy for each listed one, none for those that left."""
+    async def _sync_bots(self, entries: dict[str, dict[str, Any]], *, keep_missing: bool = False) -> None:
+        """Seat bots of other nodes: a proxy for each listed one, none for those that left.
+
+        ``keep_missing``: Redis lost its keys lately; a bot not listed yet is not taken for gone.
+        """
         live = len(self._alive)
         for name, entry in entries.items():
             node, cid = name.split(":")
@@ -429,24 +612,31 @@ class Cluster:
             await self.hub.register_bot(proxy, levels=entry["levels"], capacity=capacity,
                                         analysis=int(entry["analysis"]), level_info=infos)
         listed = set(entries)
+        if keep_missing:
+            return
         for key, proxy in list(self.proxies.items()):
             if proxy.role == "bot" and proxy in self.hub.pool.bots and f"{key[0]}:{key[1]}" not in listed:
                 await self._proxy_gone(key)
 
     # ----- messages ----------------------------------------------------------------------
 
-    def _send(self, channel: str, message: dict[str, Any]) -> None:
-        self._outbox.put_nowait((channel, json.dumps(message)))
+    def _send(self, channel: str, message: dict[str, Any], *, conn: Connection | None = None,
+              fails: tuple[str, str] | None = None) -> None:
+        self._outbox.put_nowait(Outgoing(channel, json.dumps(message), conn, fails))
 
     async def _publish(self) -> None:
-        """Publish the outbox in order, many messages per round trip."""
+        """Publish the outbox in order, many messages per round trip.
+
+        What cannot be published within a few tries is dropped: a command's sender is answered
+        ``table_unavailable``, and this node's tables are sent again once Redis is back.
+        """
         while True:
             batch = [await self._outbox.get()]
             while not self._outbox.empty() and len(batch) < 1000:
                 batch.append(self._outbox.get_nowait())
             pipe = self.redis.pipeline(transaction=False)
-            for channel, payload in batch:
-                pipe.publish(channel, payload)
+            for item in batch:
+                pipe.publish(item.channel, item.payload)
             for attempt in range(5):
                 try:
                     await pipe.execute()
@@ -454,6 +644,11 @@ class Cluster:
                 except (RedisError, OSError) as exc:
                     log.warning("publishing %d messages failed (%s); retrying", len(batch), exc)
                     await asyncio.sleep(0.1 * (attempt + 1))
+            else:
+                self._resend = True
+                for item in batch:
+                    if item.conn is not None and item.fails is not None:
+                        self._spawn(item.conn.send(self._unavailable(*item.fails)))
 
     async def _read(self) -> None:
         while True:
@@ -541,7 +736,7 @@ class Cluster:
             channel = inbox(node)
 
             async def send_text(text: str) -> None:
-                self._outbox.put_nowait((channel, f">{cid} {text}"))
+                self._outbox.put_nowait(Outgoing(channel, f">{cid} {text}"))
 
             async def close_socket(code: int, reason: str) -> None:
                 self._send(channel, {"op": "close", "cid": cid, "code": code, "reason": reason})

@@ -18,8 +18,8 @@ import logging
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -56,6 +56,7 @@ from server.protocol import (
     error,
     out,
     table_message,
+    table_unavailable,
 )
 from server.settings import Settings
 from server.store.movelog import move_fields
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
     from server.game.cluster import Cluster
 
 log = logging.getLogger("treset.hub")
+T = TypeVar("T")
 
 MAX_OVERSIZE = 3
 LOBBY_LIMIT = 50
@@ -85,10 +87,10 @@ LOBBY_EVERY_S = 1.0
 """The lobby goes out at most this often: with thousands online, every change at once would be a flood."""
 PAUSE_S = 2.0
 """A clock tick this late means the process could not run (paused, or starved): the time lost is nobody's."""
+SETTLE_EVERY_S = 10.0
+"""How often ended deals whose totals could not be added at once are settled."""
 BOT_RETRY_S = 1.0
 """A bot's move the store could not take is asked for again after this long (the store may be back)."""
-RETRY_AFTER_MS = 1000
-"""What ``table_unavailable`` advises: try again after this long."""
 ONLINE_SENDS_PER_S = 1000
 """A lobby whose only news is the number of people online goes to everyone at most every
 ``sockets / ONLINE_SENDS_PER_S`` seconds (at least LOBBY_EVERY_S): with 10,000 online someone comes or
@@ -563,6 +565,34 @@ class Hub:
             return
         await self._apply(table, seat, card)
 
+    async def _stored(self, table: Table, write: Awaitable[T]) -> T:
+        """Await a write for ``table``; if its fence was refused, drop the table at once and raise :class:`TableLost`.
+
+        A refused fence means another process took the table while this one could not run: nothing
+        more may be told, timed or ended here (the new owner has the deal as stored).
+        """
+        try:
+            return await write
+        except FenceRefused:
+            self.lose(table.id)
+            raise TableLost(table.id) from None
+
+    def lose(self, table_id: str) -> None:
+        """Forget a table another process serves now, telling no one (they hear from the new owner)."""
+        if self.cluster is not None:
+            self.cluster.drop(table_id)
+            return
+        table = self.tables.pop(table_id, None)  # one process alone: a second one on the same database took it
+        if table is not None:
+            log.warning("table %s: the store refused this process's fence; dropped", table_id)
+            for seat in (0, 1):
+                conn = self.seat_conn.pop((table_id, seat), None)
+                if conn is not None:
+                    conn.seats.discard((table_id, seat))
+            for conn in self.watchers.pop(table_id, set()):
+                conn.watching.discard(table_id)
+            self.pool.turns.pop(table_id, None)
+
     def _move_row(self, table: Table, seat: int, card: int) -> dict[str, Any]:
         deal = table.deal
         s = table.seats[seat]
@@ -769,7 +799,18 @@ class Hub:
     # ----- clocks ------------------------------------------------------------------------
 
     async def tick(self) -> None:
-        """Forfeit a player whose move clock ran out, or who stayed away past the grace period."""
+        """Forfeit a player whose move clock ran out, or who stayed away past the grace period.
+
+        After a pause (the process stopped, or starved past ``PAUSE_S``) the tables this process
+        lost are dropped first, and the clocks of the others move on by the time lost: it was nobody's.
+        """
+        lost = time.monotonic() - self._last_tick
+        self._last_tick = time.monotonic()
+        if self.cluster:
+            await self.cluster.ensure_leases()
+        if lost > PAUSE_S:
+            log.warning("the clock could not run for %.1f s: clocks move on by that much", lost)
+            self._shift_clocks(lost)
         now = time.time()
         for table in list(self.tables.values()):
             if table.lock.locked():  # a command is under way there (it restarts the clock); the next tick looks
@@ -777,12 +818,26 @@ class Hub:
             async with table.lock:
                 try:
                     await self._tick_table(table, now)
+                except TableLost:
+                    pass
                 except Exception:  # e.g. the store refused a forfeit: the next tick tries again
                     log.exception("the clock of table %s failed", table.id)
+
+    def _shift_clocks(self, seconds: float) -> None:
+        """Give every move clock and reconnect grace ``seconds`` more (time the process could not run)."""
+        for table in self.tables.values():
+            if table.deadline is not None:
+                table.deadline += seconds
+            for s in table.seats:
+                if s is not None and s.disconnected_at is not None:
+                    s.disconnected_at += seconds
 
     async def _tick_table(self, table: Table, now: float) -> None:
         if self.tables.get(table.id) is not table:
             return
+        if table.bot_retry_at is not None and now >= table.bot_retry_at:
+            table.bot_retry_at = None
+            await self._dispatch_bot(table)
         if table.status == "playing" and table.deal is not None:
             if table.deadline is not None and now > table.deadline:
                 await self._end_deal(table, loser=table.deal.to_move, reason="timeout")
@@ -800,11 +855,15 @@ class Hub:
 
     async def run_clock(self) -> None:
         """Tick forever (a background task of the app)."""
+        settled_at = 0.0
         while True:
             await asyncio.sleep(0.2)
             try:
                 await self.tick()
                 await self.analysis.tick()
+                if time.monotonic() - settled_at > SETTLE_EVERY_S:  # totals a lock or an outage held up
+                    settled_at = time.monotonic()
+                    await self.store.settle_pending()
                 since = time.monotonic() - self.lobby_sent_at
                 online_every_s = max(LOBBY_EVERY_S, len(self.conns) / ONLINE_SENDS_PER_S)
                 if (self.lobby_dirty and since >= LOBBY_EVERY_S) or (self.online_dirty and since >= online_every_s):
@@ -817,16 +876,18 @@ class Hub:
     def restore(self) -> int:
         """Rebuild every unfinished game from the database (deck order + moves); return how many."""
         count = 0
-        for game in self.store.unfinished_games():
-            self.restore_game(game)
+        fences, games = self.store.claim(None)
+        for game in games:
+            self.restore_game(game, fence=fences[game.table_id])
             count += 1
         self.analysis.restore()  # queued and running analyses wait for the next analysis bot
         return count
 
-    def restore_game(self, game: SavedGame, *, into: Table | None = None) -> Table:
+    def restore_game(self, game: SavedGame, *, fence: int = 0, into: Table | None = None) -> Table:
         """Rebuild the table of one stored unfinished deal: its people away (their grace starts now), a fresh clock.
 
-        ``into``: a table this process has: only its deal (and clock) is replaced.
+        ``fence``: the token this process took for the table (``GameStore.claim``). ``into``: a table
+        this process has: only its deal (and clock) is replaced.
         """
         deal = Deal.from_deck(game.deck, Variant(game.variant), game.first_leader)
         for seat, card in game.moves:
@@ -837,7 +898,7 @@ class Hub:
             return into
         table = Table(id=game.table_id, variant=Variant(game.variant), opponent=game.opponent,
                       bot_level=game.bot_level, deal=deal, game_id=game.game_id, deal_number=game.deal_number,
-                      status="playing", next_first_leader=1 - game.first_leader)
+                      status="playing", next_first_leader=1 - game.first_leader, fence=fence)
         now = time.time()
         for seat, user in enumerate(game.players):
             table.seats[seat] = (Seat.bot(user.user_id, user.username) if user.role == "bot" else
@@ -893,6 +954,11 @@ class Hub:
                 await self._dispatch_bot(table)
 
     # ----- sending -----------------------------------------------------------------------
+
+    async def resend_tables(self) -> None:
+        """Send every table of this process to its players and spectators again (messages may have been lost)."""
+        for table in list(self.tables.values()):
+            await self._broadcast(table, None)
 
     def _audience(self, table: Table) -> list[Connection]:
         conns = [c for (t, _), c in self.seat_conn.items() if t == table.id]
@@ -974,6 +1040,15 @@ TABLE_COMMANDS = (JoinTable, WatchTable, OpenTable, LeaveTable, Play, Rematch)
 """The commands that change a table: one at a time per table (``Table.lock``)."""
 NOTICE_NO_BOT = {"code": "no_bot", "message": "no bot is connected: the bot's turn waits for one"}
 NOTICE_BOTS_BUSY = {"code": "bots_busy", "message": "every bot is busy: the bot's turn waits for one"}
+
+
+class TableLost(Exception):
+    """The store refused this process's fence for a table: another process serves it now."""
+
+    def __init__(self, table_id: str) -> None:
+        """Name the table lost."""
+        super().__init__(table_id)
+        self.table_id = table_id
 
 
 def _no_table(table_id: str, ref: str) -> dict[str, Any]:

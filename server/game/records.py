@@ -12,7 +12,21 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
+
+Fence: TypeAlias = tuple[str, int]
+"""A table's id and the fencing token its owner holds: every write for the table carries it."""
+
+
+class FenceRefused(RuntimeError):
+    """A write carried an older fencing token than the stored one: another process serves the table now.
+
+    The process that gets it drops the table at once: it must not tell, time or end anything there.
+    """
+
+
+class EndRefused(RuntimeError):
+    """A deal's end was refused: the deal ended already, or the store holds another number of its moves."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +53,8 @@ class GameEnd:
     reason: str
     variant: str
     players: tuple[int, int]
+    moves: int
+    """The number of moves the end was computed from: stored only if exactly these are stored."""
     analyse: bool = False
     """Queue the deal's post-game analysis, in the same write as its end."""
 
@@ -79,23 +95,47 @@ class GameStore(Protocol):
         """Return the bot account ``username``, creating it if missing."""
         ...
 
-    async def start_game(self, game: NewGame) -> int:
-        """Store a new deal; return its game id."""
-        ...
+    async def start_game(self, game: NewGame, *, fence: Fence) -> int:
+        """Store a new deal; return its game id.
 
-    async def record_move(self, move: dict[str, Any], end: GameEnd | None) -> None:
-        """Store one move (the ``moves`` row's columns) and, with ``end``, the deal's end, together.
-
-        An end with ``analyse`` also queues the deal's analysis, in the same write.
+        Every write for a table carries its ``fence``; one older than the stored token raises
+        :class:`FenceRefused` and writes nothing.
         """
         ...
 
-    async def end_game(self, end: GameEnd) -> None:
-        """Store a deal's end (a forfeit: no move comes with it)."""
+    async def record_move(self, move: dict[str, Any], end: GameEnd | None, *, fence: Fence) -> None:
+        """Store one move (the ``moves`` row's columns) and, with ``end``, the deal's end, together.
+
+        An end with ``analyse`` also queues the deal's analysis, in the same write. The players'
+        totals and ratings are added by :meth:`settle`.
+        """
+        ...
+
+    async def end_game(self, end: GameEnd, *, fence: Fence) -> None:
+        """Store a deal's end (a forfeit: no move comes with it); :class:`EndRefused` if it is over already."""
+        ...
+
+    async def settle(self, game_id: int) -> bool:
+        """Add an ended deal to its players' totals and ratings (apart from the move writes); False if not now.
+
+        A deal not settled now is settled later by the store itself: the end is stored already.
+        """
+        ...
+
+    async def settle_pending(self) -> int:
+        """Settle the ended deals not settled yet (:meth:`settle` gave up, or a process stopped); return how many."""
+        ...
+
+    def claim(self, table_ids: Collection[str] | None) -> tuple[dict[str, int], list[SavedGame]]:
+        """Take tables over: raise their fencing tokens, then read their unfinished deals, in one transaction.
+
+        ``None``: every table with an unfinished deal (one process starting alone). Returns the new
+        tokens and the deals; from then on, writes with older tokens are refused.
+        """
         ...
 
     def unfinished_games(self, table_ids: Collection[str] | None = None) -> list[SavedGame]:
-        """Return every deal still being played (at ``table_ids`` only, if given): at start, or to take tables over."""
+        """Return every deal still being played (at ``table_ids`` only, if given), without taking anything."""
         ...
 
     def health(self) -> dict[str, Any]:
@@ -115,6 +155,8 @@ class MemoryStore:
     moves: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     ends: dict[int, GameEnd] = field(default_factory=dict)
     accounts: dict[str, Player] = field(default_factory=dict)
+    fences: dict[str, int] = field(default_factory=dict)
+    settled: list[int] = field(default_factory=list)
     fail: int = 0
     gate: asyncio.Event | None = None
     writes: int = 0
@@ -134,27 +176,57 @@ class MemoryStore:
             self.accounts[username] = Player(1_000_000 + len(self.accounts), username, "bot")
         return self.accounts[username]
 
-    async def start_game(self, game: NewGame) -> int:
+    def _check(self, fence: Fence) -> None:
+        if self.fences.get(fence[0], 0) != fence[1]:
+            raise FenceRefused(f"table {fence[0]}: token {fence[1]} is stale")
+
+    async def start_game(self, game: NewGame, *, fence: Fence) -> int:
         """Keep ``game``; return its id."""
         await self._write()
+        self._check(fence)
         game_id = len(self.games) + 1
         self.games[game_id] = game
         self.moves[game_id] = []
         return game_id
 
-    async def record_move(self, move: dict[str, Any], end: GameEnd | None) -> None:
-        """Keep ``move`` (and ``end``); a second move of the same number is refused, as by the database."""
+    async def record_move(self, move: dict[str, Any], end: GameEnd | None, *, fence: Fence) -> None:
+        """Keep ``move`` (and ``end``); refused as by the database: a second move of a number, a move after the end."""
+        await self._write()
+        self._check(fence)  # first, as the writer does: a stale process's write is refused for its fence
         if any(m["move_number"] == move["move_number"] for m in self.moves[move["game_id"]]):
             raise ValueError(f"game {move['game_id']} has a move {move['move_number']} already")
-        await self._write()
+        if move["game_id"] in self.ends:
+            raise EndRefused(f"game {move['game_id']} is over: no move may follow its end")
+        if end is not None and end.moves != len(self.moves[move["game_id"]]) + 1:
+            raise EndRefused(f"game {end.game_id}: the end counts {end.moves} moves")
         self.moves[move["game_id"]].append(dict(move))
         if end is not None:
             self.ends[end.game_id] = end
 
-    async def end_game(self, end: GameEnd) -> None:
-        """Keep ``end`` (the first end of a deal counts, as in the database)."""
+    async def end_game(self, end: GameEnd, *, fence: Fence) -> None:
+        """Keep ``end``, refused as by the database if the deal is over or has another number of moves."""
         await self._write()
-        self.ends.setdefault(end.game_id, end)
+        self._check(fence)
+        if end.game_id in self.ends or end.moves != len(self.moves[end.game_id]):
+            raise EndRefused(f"game {end.game_id}: over already, or not {end.moves} moves")
+        self.ends[end.game_id] = end
+
+    async def settle(self, game_id: int) -> bool:
+        """Take note that ``game_id``'s totals were added."""
+        self.settled.append(game_id)
+        return True
+
+    async def settle_pending(self) -> int:
+        """Nothing waits in memory."""
+        return 0
+
+    def claim(self, table_ids: Collection[str] | None) -> tuple[dict[str, int], list[SavedGame]]:
+        """Raise the tokens of ``table_ids`` (None: those with an unfinished deal); return them and the deals."""
+        games = self.unfinished_games(table_ids)
+        ids = set(table_ids) if table_ids is not None else {g.table_id for g in games}
+        for table_id in ids:
+            self.fences[table_id] = self.fences.get(table_id, 0) + 1
+        return {t: self.fences[t] for t in ids}, games
 
     def unfinished_games(self, table_ids: Collection[str] | None = None) -> list[SavedGame]:
         """Return the kept deals without an end (at ``table_ids`` only, if given)."""

@@ -1,17 +1,30 @@
-"""The game service's store on the database: every write goes through the move writer (group commit)."""
+"""The game service's store on the database: every write goes through the move writer (group commit).
+
+The players' totals and ratings are added after a deal's end is stored, in a transaction of their
+own off the writer (:meth:`SqlGameStore.settle`): a ``user_totals`` row locked elsewhere then holds
+up that deal's last message at most ``settle_wait_s``, never the other tables' moves. What is not
+settled then is settled by :meth:`SqlGameStore.settle_pending`, which the clock runs.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from server.game.records import GameEnd, NewGame, Player, SavedGame
+from server.game.records import Fence, GameEnd, NewGame, Player, SavedGame
 from server.store import repos
 from server.store.models import Analysis, Game, Move, User
 from server.store.writer import MoveWriter
+
+log = logging.getLogger("treset.store")
+SETTLE_LOCK_TIMEOUT_MS = 2000
+"""How long settling a deal waits for a locked totals row before it gives up (and is retried later)."""
 
 
 class SqlGameStore:
@@ -29,7 +42,7 @@ class SqlGameStore:
             return Player(user.id, user.username, user.role)
         return await self.writer.run(work)
 
-    async def start_game(self, game: NewGame) -> int:
+    async def start_game(self, game: NewGame, *, fence: Fence) -> int:
         """Insert the deal's ``games`` row; return its id."""
         def work(session: Session) -> int:
             row = repos.create_game(session=session, game=Game(
@@ -37,36 +50,83 @@ class SqlGameStore:
                 opponent=game.opponent, player0_id=game.players[0], player1_id=game.players[1],
                 bot_level=game.bot_level, first_leader=game.first_leader, deck=list(game.deck), status="playing"))
             return int(row.id)
-        return await self.writer.run(work)
+        return await self.writer.run(work, fence=fence)
 
-    async def record_move(self, move: dict[str, Any], end: GameEnd | None) -> None:
+    async def record_move(self, move: dict[str, Any], end: GameEnd | None, *, fence: Fence) -> None:
         """Insert one move (and the deal's end) in the writer's next group."""
         if end is None:
-            await self.writer.insert(Move, move)
+            await self.writer.insert(Move, move, fence=fence)
             return
 
         def work(session: Session) -> None:
             repos.add_move(session=session, move=Move(**move))
             if end is not None:
+                session.flush()  # the end counts the stored moves, this one included
                 _finish(session, end)
-        await self.writer.run(work)
+        await self.writer.run(work, fence=fence)
 
-    async def end_game(self, end: GameEnd) -> None:
+    async def end_game(self, end: GameEnd, *, fence: Fence) -> None:
         """Record a forfeit."""
-        await self.writer.run(lambda session: _finish(session, end))
+        await self.writer.run(lambda session: _finish(session, end), fence=fence)
+
+    async def settle(self, game_id: int) -> bool:
+        """Add an ended deal to its players' totals and ratings; False if a lock held it up past the wait."""
+        try:
+            return await asyncio.to_thread(self._settle, [game_id]) >= 0
+        except Exception as exc:  # noqa: BLE001 - the end is stored: settle_pending comes back to it
+            log.warning("the totals of game %s wait for later: %s", game_id, str(exc).splitlines()[0])
+            return False
+
+    async def settle_pending(self) -> int:
+        """Settle every ended deal whose totals are still to be added (after a refusal, or by a stopped process)."""
+        def work() -> int:
+            with self.sessions() as session:
+                pending = repos.pending_totals(session=session)
+            return self._settle(pending) if pending else 0
+        try:
+            return await asyncio.to_thread(work)
+        except Exception as exc:  # noqa: BLE001 - the database is away or a row stays locked: next time
+            log.warning("settling ended deals failed: %s", str(exc).splitlines()[0])
+            return 0
+
+    def _settle(self, game_ids: list[int]) -> int:
+        settled = 0
+        for game_id in game_ids:
+            with self.sessions() as session:
+                if session.get_bind().dialect.name == "postgresql":
+                    session.execute(text(f"SET LOCAL lock_timeout = {SETTLE_LOCK_TIMEOUT_MS}"))
+                settled += repos.apply_totals(session=session, game_id=game_id)
+                session.commit()
+        return settled
+
+    def claim(self, table_ids: Collection[str] | None) -> tuple[dict[str, int], list[SavedGame]]:
+        """Raise the tables' fencing tokens and read their unfinished deals, in one transaction."""
+        with self.sessions() as session:
+            if table_ids is None:
+                table_ids = {g.table_id for g in repos.unfinished_games(session=session)}
+            fences = repos.claim_tables(session=session, table_ids=table_ids) if table_ids else {}
+            # Read after the claim: a former owner's write either committed before it (and is read
+            # here) or comes after it (and is refused).
+            saved = self._saved(session, table_ids) if table_ids else []
+            session.commit()
+        return fences, saved
 
     def unfinished_games(self, table_ids: Collection[str] | None = None) -> list[SavedGame]:
         """Return every deal still being played (at ``table_ids`` only, if given), with its moves."""
-        saved = []
         with self.sessions() as session:
-            for game in repos.unfinished_games(session=session, table_ids=table_ids):
-                users = [session.get(User, uid) for uid in (game.player0_id, game.player1_id)]
-                players = [Player(u.id, u.username, u.role) for u in users if u is not None]
-                assert len(players) == 2
-                moves = [(m.seat, m.card) for m in repos.moves_of(session=session, game_id=game.id)]
-                saved.append(SavedGame(game.id, game.table_id, game.variant, game.opponent, game.bot_level,
-                                       game.deal_number, game.first_leader, list(game.deck),
-                                       (players[0], players[1]), moves))
+            return self._saved(session, table_ids)
+
+    @staticmethod
+    def _saved(session: Session, table_ids: Collection[str] | None) -> list[SavedGame]:
+        saved = []
+        for game in repos.unfinished_games(session=session, table_ids=table_ids):
+            users = [session.get(User, uid) for uid in (game.player0_id, game.player1_id)]
+            players = [Player(u.id, u.username, u.role) for u in users if u is not None]
+            assert len(players) == 2
+            moves = [(m.seat, m.card) for m in repos.moves_of(session=session, game_id=game.id)]
+            saved.append(SavedGame(game.id, game.table_id, game.variant, game.opponent, game.bot_level,
+                                   game.deal_number, game.first_leader, list(game.deck),
+                                   (players[0], players[1]), moves))
         return saved
 
     def health(self) -> dict[str, Any]:
@@ -76,6 +136,6 @@ class SqlGameStore:
 
 def _finish(session: Session, end: GameEnd) -> None:
     repos.finish_game(session=session, game_id=end.game_id, points=end.points, winner=end.winner,
-                      reason=end.reason, variant=end.variant, players=end.players)
+                      reason=end.reason, moves=end.moves)
     if end.analyse and session.get(Analysis, end.game_id) is None:
         session.add(Analysis(game_id=end.game_id, status="queued", attempts=0, requested_at=datetime.now(UTC)))

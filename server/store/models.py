@@ -19,6 +19,7 @@ from sqlalchemy import (
     Integer,
     String,
     UniqueConstraint,
+    false,
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -91,6 +92,18 @@ class Game(Base):
     points1: Mapped[int | None] = mapped_column(Integer)
     winner_seat: Mapped[int | None] = mapped_column(Integer)
     end_reason: Mapped[str | None] = mapped_column(String(16))
+    moves_at_end: Mapped[int | None] = mapped_column(Integer)
+    """How many moves the end was computed from; no move numbered from there on may be stored (a trigger)."""
+    totals_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """The end is stored, the players' totals and ratings not yet (they are added in their own transaction)."""
+
+
+class TableFence(Base):
+    """A table's fencing token: raised by each process that takes the table; every write checks it."""
+
+    __tablename__ = "table_fences"
+    table_id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    fence: Mapped[int] = mapped_column(Integer)
 
 
 class Move(Base):

@@ -10,10 +10,13 @@ from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select, tuple_, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from server.store.models import AuthToken, Game, Move, User, UserTotals
+from server.game.records import EndRefused
+from server.store.models import AuthToken, Game, Move, TableFence, User, UserTotals
 from server.store.ratings import Rating, after_game
 
 _hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
@@ -166,18 +169,75 @@ def add_move(*, session: Session, move: Move) -> None:
 
 
 def finish_game(*, session: Session, game_id: int, points: tuple[int, int], winner: int, reason: str,
-                variant: str, players: tuple[int, int]) -> None:
-    """Record a game's end, add it to both players' totals and update both ratings (Glicko-2)."""
-    game = session.get(Game, game_id)
-    if game is None or game.status != "playing":
-        return
-    game.status = "finished"
-    game.ended_at = datetime.now(UTC)
-    game.points0, game.points1 = points
-    game.winner_seat = winner
-    game.end_reason = reason
-    rows = [totals_row(session=session, user_id=user_id, variant=variant) for user_id in players]
-    add_result(rows[0], rows[1], points=points, winner=winner)
+                moves: int) -> None:
+    """Record a deal's end, computed from its first ``moves`` moves; the totals follow (:func:`apply_totals`).
+
+    Raises:
+        EndRefused: the game is not being played, or does not have exactly ``moves`` moves stored
+            (an end computed from another deal than the stored one is never stored).
+    """
+    stored = select(func.count()).select_from(Move).where(Move.game_id == game_id).scalar_subquery()
+    done = session.execute(
+        update(Game)
+        .where(Game.id == game_id, Game.status == "playing", stored == moves)
+        .values(status="finished", ended_at=datetime.now(UTC), points0=points[0], points1=points[1],
+                winner_seat=winner, end_reason=reason, moves_at_end=moves, totals_pending=True)
+        .execution_options(synchronize_session=False))
+    if done.rowcount != 1:  # type: ignore[attr-defined]
+        raise EndRefused(f"game {game_id}: not playing, or not {moves} moves stored")
+
+
+def apply_totals(*, session: Session, game_id: int) -> bool:
+    """Add a finished game to its players' totals and ratings, once; return False if it had been added.
+
+    Any process may call it (the row's ``totals_pending`` is the once-only guard); the caller commits.
+    """
+    row = session.execute(
+        update(Game).where(Game.id == game_id, Game.totals_pending.is_(True)).values(totals_pending=False)
+        .returning(Game.player0_id, Game.player1_id, Game.points0, Game.points1, Game.winner_seat, Game.variant)
+        .execution_options(synchronize_session=False)).first()
+    if row is None:
+        return False
+    p0, p1, points0, points1, winner, variant = row
+    # Locked in one order (by user id) so two games of the same players ending together cannot deadlock.
+    totals = {uid: totals_row(session=session, user_id=uid, variant=variant) for uid in sorted({p0, p1})}
+    session.flush()
+    add_result(totals[p0], totals[p1], points=(points0 or 0, points1 or 0), winner=winner or 0)
+    return True
+
+
+def pending_totals(*, session: Session, limit: int = 1000) -> list[int]:
+    """Return finished games whose totals are still to be added (oldest first)."""
+    return list(session.scalars(select(Game.id).where(Game.totals_pending.is_(True)).order_by(Game.id).limit(limit)))
+
+
+def claim_tables(*, session: Session, table_ids: Collection[str]) -> dict[str, int]:
+    """Raise each table's fencing token (a new owner takes it); return the new tokens. The caller commits.
+
+    From the commit on, every write carrying an older token is refused (:func:`fences_held`).
+    """
+    claimed: dict[str, int] = {}
+    dialect = session.get_bind().dialect.name
+    upsert = pg_insert if dialect == "postgresql" else sqlite_insert
+    for table_id in sorted(table_ids):  # one order: two claimers never wait on each other in a circle
+        stmt = upsert(TableFence).values(table_id=table_id, fence=1).on_conflict_do_update(
+            index_elements=[TableFence.table_id], set_={"fence": TableFence.fence + 1})
+        claimed[table_id] = int(session.execute(stmt.returning(TableFence.fence)).scalar_one())
+    return claimed
+
+
+def fences_held(*, session: Session, fences: Collection[tuple[str, int]]) -> set[tuple[str, int]]:
+    """Return those of ``fences`` (table, token) whose token is still the stored one; hold them until the commit.
+
+    A share lock on each row: a new owner's claim (:func:`claim_tables`) waits for this transaction,
+    and this transaction's writes are refused if the claim came first.
+    """
+    if not fences:
+        return set()
+    query = (select(TableFence.table_id, TableFence.fence)
+             .where(tuple_(TableFence.table_id, TableFence.fence).in_(sorted(fences)))
+             .with_for_update(read=True))
+    return {(table_id, fence) for table_id, fence in session.execute(query)}
 
 
 def add_result(a: UserTotals, b: UserTotals, *, points: tuple[int, int], winner: int) -> None:

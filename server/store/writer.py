@@ -8,6 +8,13 @@ were submitted, so one table's moves stay in order. If a group's transaction fai
 writes is retried alone, so one bad write refuses only its own move. Plain row inserts
 (:meth:`MoveWriter.insert`, a move) are sent as one multi-row ``INSERT`` per group.
 
+**Fencing.** A write for a table carries the table's fencing token (:data:`server.game.records.Fence`).
+Each group first checks every token it carries against ``table_fences`` and holds those rows (a
+share lock) to its commit; the writes of a table whose token is stale are not made, and their
+waiters get :class:`~server.game.records.FenceRefused`, while the rest of the group commits. A
+process paused past its lease, whose tables another process took (and re-fenced), thus stores
+nothing more for them, whatever it had queued.
+
 The event loop never waits on the database: a commit under way does not stall other tables.
 SQLite (the embedded default) works the same way; this thread is then the game's only writer.
 """
@@ -27,6 +34,9 @@ from typing import Any, Generic, TypeVar, cast
 from sqlalchemy import Table, insert
 from sqlalchemy.orm import DeclarativeBase, Session
 
+from server.game.records import Fence, FenceRefused
+from server.store.repos import fences_held
+
 log = logging.getLogger("treset.writer")
 T = TypeVar("T")
 MAX_BATCH = 500
@@ -40,6 +50,7 @@ class _Job(Generic[T]):
     future: asyncio.Future[T]
     model: type[DeclarativeBase] | None = None
     row: dict[str, Any] | None = None
+    fence: Fence | None = None
 
 
 def _settle(future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
@@ -84,18 +95,19 @@ class MoveWriter:
             self._thread.join(timeout)
             self._thread = None
 
-    async def run(self, work: Callable[[Session], T]) -> T:
+    async def run(self, work: Callable[[Session], T], *, fence: Fence | None = None) -> T:
         """Commit ``work`` (with whatever else is queued) and return its result once it is durable.
 
-        Raises whatever the database raised for it (the write is then not committed).
+        Raises whatever the database raised for it (the write is then not committed), and
+        :class:`FenceRefused` if ``fence`` is not the table's stored token (``work`` does not run).
         """
         self.start()
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._queue.put(_Job(work, loop, future))
+        self._queue.put(_Job(work, loop, future, fence=fence))
         return await future
 
-    async def insert(self, model: type[DeclarativeBase], row: dict[str, Any]) -> None:
+    async def insert(self, model: type[DeclarativeBase], row: dict[str, Any], *, fence: Fence | None = None) -> None:
         """Insert one ``model`` row (its columns in ``row``) and return once it is durable.
 
         The cheap path for the bulk of the writes (moves): a group's rows of one model go to
@@ -104,7 +116,7 @@ class MoveWriter:
         self.start()
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._queue.put(_Job(None, loop, future, model, row))
+        self._queue.put(_Job(None, loop, future, model, row, fence))
         await future
 
     def health(self) -> dict[str, Any]:
@@ -153,12 +165,17 @@ class MoveWriter:
         self.largest = max(self.largest, len(batch))
         if time.perf_counter() - started > 1.0:
             log.warning("a group of %d writes took %.1f s to commit", len(batch), time.perf_counter() - started)
-        for job, result in zip(batch, results, strict=True):
-            self._tell(job, result, None)
+        for job, (result, refused) in zip(batch, results, strict=True):
+            self._tell(job, result, refused)
 
     @staticmethod
-    def _write(session: Session, batch: list[_Job[Any]]) -> list[Any]:
-        """Run ``batch``'s writes in order in ``session``; plain inserts go together, before the next other write."""
+    def _write(session: Session, batch: list[_Job[Any]]) -> list[tuple[Any, BaseException | None]]:
+        """Run ``batch``'s writes in order in ``session``; plain inserts go together, before the next other write.
+
+        Returns each job's result, or the refusal of a job whose fence is stale (its write not made).
+        """
+        fences = {job.fence for job in batch if job.fence is not None}
+        held = fences_held(session=session, fences=fences) if fences else set()
         pending: dict[type[DeclarativeBase], list[dict[str, Any]]] = {}
 
         def flush() -> None:
@@ -166,15 +183,18 @@ class MoveWriter:
                 session.execute(insert(cast(Table, model.__table__)), rows)  # Core: no ORM bookkeeping per row
             pending.clear()
 
-        results: list[Any] = []
+        results: list[tuple[Any, BaseException | None]] = []
         for job in batch:
-            if job.work is None:
+            if job.fence is not None and job.fence not in held:
+                results.append((None, FenceRefused(f"table {job.fence[0]}: token {job.fence[1]} is stale; "
+                                                   "another process serves it")))
+            elif job.work is None:
                 assert job.model is not None and job.row is not None
                 pending.setdefault(job.model, []).append(job.row)
-                results.append(None)
+                results.append((None, None))
             else:
                 flush()
-                results.append(job.work(session))
+                results.append((job.work(session), None))
         flush()
         return results
 

@@ -214,9 +214,10 @@ def test_a_forfeit_is_stored_before_it_is_told() -> None:
     asyncio.run(main())
 
 
-def test_a_move_stored_by_another_process_is_taken_not_doubled() -> None:
+def test_a_process_that_lost_its_table_stores_nothing_more_there() -> None:
     """Two services on one store (a process that stalled past its lease, and the one that took its table):
-    the stalled one's move at a number already stored is refused, and it takes the stored deal."""
+    the taker raised the table's fence, so the stalled one's move is refused, not doubled; it drops the
+    table at once and tells no one anything of it (the player is told to try again)."""
     async def main() -> None:
         store = MemoryStore()
         stalled = make_hub(store)
@@ -224,25 +225,25 @@ def test_a_move_stored_by_another_process_is_taken_not_doubled() -> None:
         for _ in range(3):
             conn, _, card = _mover(stalled, table_id, seats)
             await send(stalled, conn, type="play", table_id=table_id, card=card)
-        other = make_hub(store)
-        (saved,) = store.unfinished_games([table_id])
-        taken = other.restore_game(saved)
-        assert taken.deal is not None
-        seat = taken.deal.to_move
-        await other._apply(taken, seat, taken.deal.legal_moves()[0])  # the 4th card, stored by the other process
         game_id = stalled.tables[table_id].game_id or 0
+        other = make_hub(store)
+        fences, (saved,) = store.claim([table_id])
+        taken = other.restore_game(saved, fence=fences[table_id])
+        assert taken.deal is not None and fences[table_id] == stalled.tables[table_id].fence + 1
+        await other._apply(taken, taken.deal.to_move, taken.deal.legal_moves()[0])  # the 4th card, at the taker
         assert len(store.moves[game_id]) == 4
 
         conn, transport, card = _mover(stalled, table_id, seats)  # still 3 cards in the stalled one's memory
+        told = {id(t): len(t.sent) for _, t in seats}
         await send(stalled, conn, type="play", table_id=table_id, card=card)
-        assert transport.of_type("error")[-1]["code"] == "internal"
-        assert len(store.moves[game_id]) == 4  # not doubled
-        assert [m["move_number"] for m in store.moves[game_id]] == [0, 1, 2, 3]
-        for _, t in seats:  # both players see the deal as stored, and play on from it
-            view = last_table(t)["view"]
-            assert 2 * len(view["history"]) + len(view["table"]) == 4
-        conn, _, card = _mover(stalled, table_id, seats)
-        await send(stalled, conn, type="play", table_id=table_id, card=card)
-        assert [m["move_number"] for m in store.moves[game_id]] == [0, 1, 2, 3, 4]
+        refused = transport.of_type("error")[-1]
+        assert refused["code"] == "table_unavailable" and refused["params"]["table_id"] == table_id
+        assert [m["move_number"] for m in store.moves[game_id]] == [0, 1, 2, 3]  # not doubled
+        assert table_id not in stalled.tables and not stalled.pool.turns
+        for _, t in seats:  # no snapshot took the 4th card back off anyone's screen
+            assert not [m for m in t.sent[told[id(t)]:] if m["type"] == "table"]
+        # Its clock does nothing there either: no forfeit is stored for the table it lost.
+        await stalled.tick()
+        assert game_id not in store.ends
 
     asyncio.run(main())

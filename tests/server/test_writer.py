@@ -1,4 +1,4 @@
-"""The move writer on SQLite (the embedded default): group commit, order, and a refused write alone."""
+"""The move writer on SQLite (the embedded default): group commit, order, a refused write alone, fencing."""
 
 from __future__ import annotations
 
@@ -45,15 +45,18 @@ def test_tables_moves_are_committed_in_groups_and_in_order(sqlite_url: str) -> N
 
     async def table(n: int) -> int:
         deal = Deal.new(Variant.TRESSETTE, 0)
+        fences, _ = store.claim([f"t{n}"])
+        fence = (f"t{n}", fences[f"t{n}"])
         game_id = await store.start_game(NewGame(f"t{n}", 1, "tressette", "invite", players, None, 0,
-                                                 list(deal.deck)))
+                                                 list(deal.deck)), fence=fence)
         for number in range(40):
             row = _move(game_id, players[deal.to_move], deal, number)
             end = None
             if deal.is_over:
                 o = deal.outcome()
-                end = GameEnd(game_id, o.points, o.winner, "finished", "tressette", players, analyse=True)
-            await store.record_move(row, end)
+                end = GameEnd(game_id, o.points, o.winner, "finished", "tressette", players, moves=40, analyse=True)
+            await store.record_move(row, end, fence=fence)
+        assert await store.settle(game_id)
         return game_id
 
     async def main() -> list[int]:
@@ -69,7 +72,10 @@ def test_tables_moves_are_committed_in_groups_and_in_order(sqlite_url: str) -> N
             game = s.get(Game, game_id)
             assert game is not None and game.status == "finished"
             assert s.get(Analysis, game_id) is not None  # queued with the end
+            assert game.moves_at_end == 40 and not game.totals_pending
         assert store.unfinished_games() == []
+        totals = repos.totals_row(session=s, user_id=players[0], variant="tressette")
+        assert totals.games == 20  # each deal added once
 
 
 def test_a_refused_write_fails_alone(sqlite_url: str) -> None:
@@ -81,13 +87,15 @@ def test_a_refused_write_fails_alone(sqlite_url: str) -> None:
 
     async def main() -> list[object]:
         deal = Deal.new(Variant.TRESSETTE, 0)
+        fence = ("t", store.claim(["t"])[0]["t"])
         game_id = await store.start_game(NewGame("t", 1, "tressette", "invite", (user_id, user_id), None, 0,
-                                                 list(deal.deck)))
+                                                 list(deal.deck)), fence=fence)
         good = [_move(game_id, user_id, deal, n) for n in range(3)]
         bad = dict(good[0], game_id=game_id + 999, move_number=0)  # no such game: the database refuses it
-        return await asyncio.gather(store.record_move(good[0], None), store.record_move(bad, None),
-                                    store.record_move(good[1], None), store.record_move(good[2], None),
-                                    return_exceptions=True)
+        return await asyncio.gather(store.record_move(good[0], None, fence=fence),
+                                    store.record_move(bad, None, fence=fence),
+                                    store.record_move(good[1], None, fence=fence),
+                                    store.record_move(good[2], None, fence=fence), return_exceptions=True)
 
     results = asyncio.run(main())
     writer.stop()

@@ -55,7 +55,8 @@ def _seeded(pg_url: str) -> dict[str, Any]:
                 table_id="t-bot", variant="tressette", opponent="bot", player0_id=bot.id, player1_id=human.id,
                 bot_level="easy", first_leader=0, deck=list(range(40)), status="playing"))
             repos.finish_game(session=session, game_id=g.id, points=(20, 15) if winner == 0 else (15, 20),
-                              winner=winner, reason="finished", variant="tressette", players=(bot.id, human.id))
+                              winner=winner, reason="finished", moves=0)
+            assert repos.apply_totals(session=session, game_id=g.id)
         playing = repos.create_game(session=session, game=Game(
             table_id="t-live", variant="tressette", opponent="anyone", player0_id=human.id, player1_id=bot.id,
             first_leader=0, deck=list(range(40)), status="playing"))
