@@ -2,10 +2,10 @@
 
 The editable checkout hides packaging mistakes (the web client once lived outside every package,
 so ``pip install .`` served no page: issue #23). Here nothing comes from the checkout: the wheel
-is built from a copy of the sources, installed into a virtualenv outside the tree (with the
-system's site-packages, so numba and the rest need not be downloaded again), and every command
-runs from an empty folder without ``PYTHONPATH``; the test checks that the modules it imports
-live in the virtualenv.
+is built from a copy of the sources, installed into a virtualenv outside the tree (seeing the
+packages of the interpreter running the tests, a virtualenv's too, so numba and the rest need not
+be downloaded again), and every command runs from an empty folder without ``PYTHONPATH``; the test
+checks that the modules it imports live in the virtualenv.
 """
 
 from __future__ import annotations
@@ -57,6 +57,19 @@ class Installed:
         return done.stdout
 
 
+def _see_our_packages(venv: Path) -> None:
+    """Let ``venv`` import the packages this interpreter imports (numba, FastAPI ...), after its own.
+
+    ``--system-site-packages`` shows the base interpreter's folders only: run from inside a
+    virtualenv, whose packages are not the base's, the new one would miss them. A ``.pth`` file lists
+    every package folder on this interpreter's path (not the checkout: its folder is no package
+    folder, and the ``.pth`` files inside those folders, such as an editable install's, are not run).
+    """
+    ours = [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
+    (site_packages,) = venv.glob("lib/python*/site-packages")
+    (site_packages / "_treset_test_outer.pth").write_text("".join(f"{p}\n" for p in ours))
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """Build the wheel from a copy of the sources and install it in a fresh virtualenv."""
@@ -69,6 +82,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
                    check=True, capture_output=True, cwd=base)
     (wheel,) = wheels.glob("treset-*.whl")
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    _see_our_packages(venv)
     # --force-reinstall: the checkout's editable install is visible through the system's site-packages.
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
                     "--force-reinstall", str(wheel)], check=True, capture_output=True, cwd=cwd)
