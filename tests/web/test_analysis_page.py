@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import psycopg
@@ -53,6 +54,41 @@ def _shot(page: Page, name: str, width: int) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
+def _no_stray(page: Page, where: str) -> None:
+    text = page.locator("body").inner_text()
+    found = re.search(r"\b(null|undefined|NaN)\b|\[object Object\]", text)
+    assert not found, f"{where}: {found[0]!r} on the page"
+
+
+def _consistent(page: Page, moves: list[dict[str, Any]]) -> None:
+    """Check the analysis never contradicts itself over every move of the deal (issue #30)."""
+    for seat in (0, 1):
+        mine = [m for m in moves if m["seat"] == seat]
+        box = page.locator(f"#analysis-accuracy .an-player[data-seat='{seat}']")
+        for kind, label in (("inaccuracy", "inaccurac"), ("mistake", "mistake"), ("blunder", "blunder")):
+            shown = box.locator(f".an-count.an-{kind}").inner_text()
+            assert re.search(rf"\b{sum(m['label'] == kind for m in mine)} {label}", shown), shown
+        avg = sum(max(0.0, m["loss"]) for m in mine) / len(mine)
+        assert abs(float(box.locator(".an-avg").get_attribute("data-avg") or "nan") - avg) < 1e-3
+        if any(m["label"] in ("mistake", "blunder") for m in mine):  # a counted mistake: the average is not 0
+            assert not box.locator(".an-avg").inner_text().endswith(": 0"), box.locator(".an-avg").inner_text()
+    for text in page.locator("#analysis-graph .an-axis").evaluate_all("els => els.map(e => e.textContent)"):
+        assert re.fullmatch(r"\d+%?", text), text  # whole points and percentages
+    for m in moves:
+        page.click(f"#analysis-moves [data-move='{m['move']}']")
+        current = page.locator("#analysis-current")
+        expect(current).to_contain_text(f"{m['move'] + 1}.")
+        best_shown = current.locator(".an-best-pair").count() > 0
+        if m["label"] in ("best", "good"):
+            assert not best_shown, (m, current.inner_text())  # "★ best" never beside another "Best:" card
+            assert "lost" not in current.locator(".an-tag").inner_text() or m["label"] == "good"
+        else:
+            assert best_shown == (m["best"] != m["card"]), m
+            expect(current.locator(".an-tag")).to_contain_text("lost")
+        values = current.locator(".an-card-value").all_inner_texts()
+        assert all(re.search(r"(\d*[⅓⅔]?|\d+\.\d\d)$", v) for v in values), values
+
+
 def test_replay_shows_the_analysis(browser: Browser, pg_url: str,
                                    start_server: Callable[..., LiveServer], contexts: Callable[..., Page]) -> None:
     """Queued without a bot (polling), then every played card marked, the best card beside it, graph, accuracy."""
@@ -70,6 +106,7 @@ def test_replay_shows_the_analysis(browser: Browser, pg_url: str,
     page.goto(f"{server.url}/#/replay/{game_id}")
     expect(page.locator("#analysis-status")).to_have_text("Analysis in progress (position 1 in the queue)")
     expect(page.locator("#analysis .an-nobot")).to_be_visible()
+    _no_stray(page, "the analysis in progress")
 
     bot = AnalysisBot(server, BOT_TOKEN)
     job = bot.job()
@@ -84,6 +121,8 @@ def test_replay_shows_the_analysis(browser: Browser, pg_url: str,
     text = page.inner_text("#analysis-accuracy")
     for p in players:
         assert f"{p['accuracy']:.1f}%" in text
+    _no_stray(page, "the analysis")
+    _consistent(page, moves)
 
     # Jump to a mistake from the move list: the replay steps there, the card is marked, the best shown beside.
     k = next(m["move"] for m in moves if m["label"] in ("mistake", "blunder") and m["move"] >= 14)
@@ -122,6 +161,14 @@ def test_replay_shows_the_analysis(browser: Browser, pg_url: str,
     phone.click("#lang")
     expect(phone.locator("#analysis h2")).to_have_text("Analiza")
     expect(phone.locator("#analysis-accuracy")).to_contain_text("natančnost")
+    counts = phone.locator("#analysis-accuracy .an-count").evaluate_all("els => els.map(e => e.textContent)")
+    for text in counts:  # Slovenian plurals: 1 napaka, 2 napaki, 3-4 napake, 5+ napak
+        m = re.search(r"(\d+) (\S+(?: \S+)?)$", text)
+        assert m, text
+        n, word = int(m[1]), m[2]
+        if word.endswith(("napaka", "napaki", "napake", "napak")):
+            form = {1: "napaka", 2: "napaki", 3: "napake", 4: "napake"}.get(n % 100, "napak")
+            assert word.endswith(form), text
     _shot(phone, "analysis-phone-sl", PHONE["width"])
     phone.goto(f"{server.url}/#/player/boris")
     seat = 0 if httpx.get(f"{server.url}/api/games/{game_id}/replay",

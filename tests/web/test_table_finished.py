@@ -152,6 +152,9 @@ def test_a_deal_summary_and_every_screen_without_stray_text(browser: Browser, si
     page = _guest(browser, site.url, DESKTOP)
     me = _name(page)
     _no_stray(page, "the lobby")
+    # One truth per bot: the lobby's figure is named (measured strength), the leaderboard's rating too.
+    expect(page.locator("#strength-note")).to_contain_text("measured strength", timeout=WAIT_MS)
+    expect(page.locator('[data-quick="tressette-easy"] .rating')).to_have_text(re.compile(r"^ · ≈\d+$"))
     _quick_bot(page, "tressette")
     _no_stray(page, "the table")
     _play_to_summary(page)
@@ -190,6 +193,8 @@ def test_a_deal_summary_and_every_screen_without_stray_text(browser: Browser, si
     page.goto(f"{site.url}/#/leaderboard")
     page.wait_for_timeout(800)
     _no_stray(page, "the leaderboard")
+    expect(page.locator("#rating-note")).to_contain_text("earned in games on this site")
+    _shot(page, "fin-leaderboard-desktop-en")
 
     page.click("#signout")
     expect(page.locator("#guest")).to_be_visible()

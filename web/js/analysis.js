@@ -4,12 +4,12 @@
 import { call, currentUser, token } from "./api.js";
 import { cardEl } from "./cards.js";
 import { errorBox, fill, h } from "./dom.js";
-import { cardName, points, t, tx } from "./i18n.js";
+import { cardName, plural, points, t, tx } from "./i18n.js";
 
 const POLL_MS = 3000;
 const SYMBOL = { best: "★", good: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
 const NS = "http://www.w3.org/2000/svg";
-const PAD = { left: 30, right: 8, top: 10, bottom: 18 };
+const PAD = { left: 38, right: 8, top: 10, bottom: 18 };
 
 // One game's analysis at a time; it survives re-renders (a language switch) like the replay itself.
 let state = { key: null, data: null, error: null, timer: null, inflight: null, metric: "points", record: null, step: 0 };
@@ -54,10 +54,16 @@ function decorate(board, k) {
   const line = board.querySelector("#replay-next-move");
   if (next && line && !line.querySelector(".an-tag")) {
     line.append(badgeText(next));
-    if (next.best !== next.card) line.append(bestPair(next.best));
+    if (showsBest(next)) line.append(bestPair(next.best));
   }
   const hand = board.querySelector(".card.next[data-card]");
   if (next && hand) mark(hand, next);
+}
+
+/** Return true when "Best:" is worth showing beside move `m`: another card, and a label that admits a loss
+ * (a card labelled best or good may differ from the engine's pick only by a tie or a sliver). */
+function showsBest(m) {
+  return m.best !== m.card && !["best", "good"].includes(m.label);
 }
 
 function bestPair(card) {
@@ -150,13 +156,25 @@ function viewerSeat() {
   return p[1] === me && p[0] !== me ? 1 : 0;
 }
 
-/** Return a loss in thirds as players count points: "1⅓" (rounded to the nearest third). */
+/** Return thirds as players count points: "1⅓" when within a twentieth of a third, else points with two
+ * decimals ("0.12"), so a small loss or a small difference between two cards is never shown as 0. */
+function thirdsText(v) {
+  const x = Math.max(0, v);
+  const near = Math.round(x);
+  return Math.abs(x - near) < 0.05 ? points(near) : (x / 3).toFixed(2);
+}
+
+/** Return true when move `m`'s loss is shown: any loss at all, on a card not labelled best. */
+function lossShown(m) {
+  return m.label !== "best" && m.loss > 0.01;
+}
+
 function lossText(loss) {
-  return points(Math.max(0, Math.round(loss)));
+  return thirdsText(loss);
 }
 
 function badgeText(m) {
-  const lost = m.loss >= 0.5 ? ` −${lossText(m.loss)}` : "";
+  const lost = lossShown(m) ? ` −${lossText(m.loss)}` : "";
   const kind = m.kind ? ` · ${tx("an_kind", m.kind)}` : "";
   return h("span", { class: `an-tag an-${m.label}`, id: "analysis-next-tag" }, `${SYMBOL[m.label] ?? ""} ${tx("an_label", m.label)}${lost}${kind}`);
 }
@@ -164,21 +182,35 @@ function badgeText(m) {
 function mark(node, m) {
   if (node.querySelector(".an-badge")) return;
   node.classList.add("an-marked", `an-${m.label}`);
-  const title = `${cardName(m.card)}: ${tx("an_label", m.label)}${m.loss >= 0.5 ? ` (−${lossText(m.loss)})` : ""}`;
+  const title = `${cardName(m.card)}: ${tx("an_label", m.label)}${lossShown(m) ? ` (−${lossText(m.loss)})` : ""}`;
   node.title = title;
   node.append(h("span", { class: `an-badge an-${m.label}`, "aria-label": title, role: "img" }, SYMBOL[m.label] ?? ""));
 }
 
+/** Return a seat's counts and average loss, all from the same moves (that seat's played cards). */
+function seatFigures(d, seat) {
+  const mine = d.moves.filter((m) => m.seat === seat);
+  const count = (label) => mine.filter((m) => m.label === label).length;
+  const avg = mine.length ? mine.reduce((sum, m) => sum + Math.max(0, m.loss), 0) / mine.length : 0;
+  return { inaccuracies: count("inaccuracy"), mistakes: count("mistake"), blunders: count("blunder"), avg };
+}
+
 function accuracyTable(d) {
   const rows = [...(d.players ?? [])].sort((a, b) => a.seat - b.seat);
-  return h("div", { class: "an-players", id: "analysis-accuracy" }, rows.map((p) => h("div", { class: "an-player", "data-seat": p.seat },
-    h("div", { class: "an-name" }, state.record.players[p.seat]),
-    h("div", { class: "an-accuracy" }, `${Number(p.accuracy).toFixed(1)}%`, h("span", { class: "an-small" }, ` ${t("an_accuracy")}`)),
-    h("div", { class: "an-counts" },
-      h("span", { class: "an-count an-inaccuracy" }, `${SYMBOL.inaccuracy} ${p.inaccuracies}`, h("span", { class: "an-small" }, ` ${t("an_inaccuracies")}`)),
-      h("span", { class: "an-count an-mistake" }, `${SYMBOL.mistake} ${p.mistakes}`, h("span", { class: "an-small" }, ` ${t("an_mistakes")}`)),
-      h("span", { class: "an-count an-blunder" }, `${SYMBOL.blunder} ${p.blunders}`, h("span", { class: "an-small" }, ` ${t("an_blunders")}`))),
-    h("div", { class: "an-small" }, `${t("an_avg_loss")}: ${lossText(p.avg_loss * 1)}`))));
+  // The number always shows; its word (by the language's plural rules) may be hidden on a narrow screen.
+  const counted = (n, kind, key) => h("span", { class: `an-count an-${kind}`, title: plural(key, n) }, `${SYMBOL[kind]} ${n}`,
+    h("span", { class: "an-small" }, plural(key, n).replace(String(n), "")));
+  return h("div", { class: "an-players", id: "analysis-accuracy" }, rows.map((p) => {
+    const f = seatFigures(d, p.seat);
+    return h("div", { class: "an-player", "data-seat": p.seat },
+      h("div", { class: "an-name" }, state.record.players[p.seat]),
+      h("div", { class: "an-accuracy" }, `${Number(p.accuracy).toFixed(1)}%`, h("span", { class: "an-small" }, ` ${t("an_accuracy")}`)),
+      h("div", { class: "an-counts" },
+        counted(f.inaccuracies, "inaccuracy", "an_n_inaccuracies"),
+        counted(f.mistakes, "mistake", "an_n_mistakes"),
+        counted(f.blunders, "blunder", "an_n_blunders")),
+      h("div", { class: "an-small an-avg", "data-avg": f.avg.toFixed(4) }, `${t("an_avg_loss")}: ${lossText(f.avg)}`));
+  }));
 }
 
 function svg(tag, attrs = {}, parent = null) {
@@ -218,7 +250,7 @@ function graph(d) {
   // The line that decides the game: 18 thirds (6 points) of 35, or an even chance.
   const half = metric === "points" ? 17.5 : 0.5;
   svg("line", { x1: PAD.left, x2: W - PAD.right, y1: y(half), y2: y(half), class: "an-mid" }, root);
-  const ticks = metric === "points" ? [0, 9, 18, 27, 35] : [0, 0.5, 1];
+  const ticks = metric === "points" ? [0, 9, 18, 27, 33] : [0, 0.5, 1]; // whole points: 0, 3, 6, 9, 11
   for (const v of ticks) {
     svg("text", { x: PAD.left - 4, y: y(v) + 4, class: "an-axis", "text-anchor": "end" }, root).textContent =
       metric === "points" ? points(v) : `${Math.round(v * 100)}%`;
@@ -269,7 +301,7 @@ function moveList(d) {
   const k = state.step;
   return h("ol", { class: "an-moves", id: "analysis-moves", "aria-label": t("an_moves") }, d.moves.map((m, i) => h("li", {},
     h("button", { type: "button", class: `an-move an-${m.label}${i === k ? " now" : ""} seat-${m.seat}`, "data-move": i,
-      title: `${i + 1}. ${state.record.players[m.seat]}: ${cardName(m.card)} · ${tx("an_label", m.label)}${m.loss >= 0.5 ? ` −${lossText(m.loss)}` : ""}`,
+      title: `${i + 1}. ${state.record.players[m.seat]}: ${cardName(m.card)} · ${tx("an_label", m.label)}${lossShown(m) ? ` −${lossText(m.loss)}` : ""}`,
       onclick: () => jump(i) }, `${i + 1}`, h("span", { class: "an-sym" }, SYMBOL[m.label] ?? "")))));
 }
 
@@ -278,14 +310,14 @@ function currentMove(d) {
   const m = d.moves[k];
   if (!m) return h("p", { class: "an-current", id: "analysis-current" }, t("an_pick"));
   const name = state.record.players[m.seat];
-  const lost = m.loss >= 0.5 ? ` · ${t("an_lost", { points: lossText(m.loss) })}` : "";
+  const lost = lossShown(m) ? ` · ${t("an_lost", { points: lossText(m.loss) })}` : "";
   const cards = [...(m.cards ?? [])].sort((a, b) => b.value - a.value);
   return h("div", { class: "an-current", id: "analysis-current" },
     h("p", { class: "an-line-played" }, `${k + 1}. ${name} ${t("plays")}`, cardEl(m.card, { small: true }),
       h("span", { class: `an-tag an-${m.label}` }, `${SYMBOL[m.label]} ${tx("an_label", m.label)}${lost}`),
-      m.best !== m.card ? bestPair(m.best) : null),
+      showsBest(m) ? bestPair(m.best) : null),
     m.kind ? h("p", { class: "an-kind" }, tx("an_kind", m.kind)) : null,
     cards.length > 1 ? h("p", { class: "an-cards" }, h("span", { class: "an-small" }, `${t("an_cards")}: `),
       cards.map((c) => h("span", { class: `an-card-value${c.card === m.card ? " played" : ""}${c.card === m.best ? " best" : ""}` },
-        `${cardName(c.card)} ${points(Math.round(c.value))}`))) : null);
+        `${cardName(c.card)} ${thirdsText(c.value)}`))) : null);
 }

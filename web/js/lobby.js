@@ -48,10 +48,13 @@ function quickPlay() {
     levels().map((level) => h("button", {
       class: "quick-play", "data-quick": `${variant}-${level}`, disabled: !served?.includes(level),
       onclick: () => send({ type: "create_table", variant, opponent: "bot", bot_level: level }),
-    }, t(level), live.botRatings?.[level] ? h("span", { class: "rating" }, ` · ${live.botRatings[level]}`) : null))));
+      title: live.botRatings?.[level] ? t("strengthOf", { n: live.botRatings[level] }) : null,
+    }, t(level), live.botRatings?.[level] ? h("span", { class: "rating" }, ` · ≈${live.botRatings[level]}`) : null))));
+  const rated = Object.keys(live.botRatings ?? {}).length > 0;
   return h("section", { class: "panel", id: "quick-play" },
     h("div", { class: "row" }, h("h2", {}, t("playBot")), h("span", { class: "spacer" }), rulesButton()),
-    rows, starting ? h("p", { class: "hint", id: "bot-starting", role: "status" }, t("botStarting")) : null);
+    rows, starting ? h("p", { class: "hint", id: "bot-starting", role: "status" }, t("botStarting")) : null,
+    rated ? h("p", { class: "note", id: "strength-note" }, t("strengthNote")) : null);
 }
 
 function newTableForm() {

@@ -39,7 +39,8 @@ export function leaderboardView() {
       h("label", {}, t("variant"), " ", variant),
       h("label", {}, t("minGames"), " ", minGames),
       h("label", {}, t("sortBy"), " ", order)),
-    result);
+    result,
+    h("p", { class: "note", id: "rating-note" }, t("ratingNote")));
 }
 
 function leaderboardTable(data) {
