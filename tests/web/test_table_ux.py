@@ -173,7 +173,8 @@ def test_a_deal_against_the_bot_reads_like_a_game(browser: Browser, site: LiveSe
     assert whole and int(whole[1]) + int(whole[2]) == 11, final  # 35 thirds: 11 whole points between them
     assert re.search(r"exact [\d⅓⅔]+ : [\d⅓⅔]+", final), final
     expect(page.locator("#summary")).to_contain_text("Tressette: most points wins")
-    assert "took the trick" in page.locator("#announce").inner_text() or "turn" in page.locator("#announce").inner_text()
+    # The end is announced to screen readers too (issue #30): the result and how the deal ended.
+    expect(page.locator("#announce")).to_have_text(re.compile(r"^(You win!|You lose\.) All 20 tricks played\.$"))
     _shots_everywhere(page, "ux-summary")
     href = page.locator("#replay-link").get_attribute("href")
     assert href and re.fullmatch(r"#/replay/\d+", href)
