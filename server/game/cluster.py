@@ -66,6 +66,8 @@ BOTS = PREFIX + "bots"
 """Hash: "NODE:CID" -> a bot's ``bot_hello`` (its levels, capacity, analysis slots, level info)."""
 ONLINE = PREFIX + "online"
 """Hash: node -> how many people it has online."""
+PUBLISH_WAIT_S = 1.5
+"""How long one try to publish may take before it counts as failed (Redis away)."""
 EPOCH = PREFIX + "epoch"
 """A random value set by the first node that finds it missing: it changes when Redis loses its keys."""
 ALL = PREFIX + "all"
@@ -123,7 +125,7 @@ class Cluster:
         self.hub = hub
         self.node = secrets.token_hex(6)
         # Timeouts: with Redis away, a command must fail in seconds (the table's players are answered).
-        self.redis: Redis = Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2)
+        self.redis: Redis = Redis.from_url(url, decode_responses=True, socket_timeout=1, socket_connect_timeout=1)
         self.lease_ms = int(lease_s * 1000)
         self.every_s = min(1.0, lease_s / 3)
         self._renew = self.redis.register_script(RENEW)
@@ -445,6 +447,9 @@ class Cluster:
                 self.routes.setdefault(conn, {})[table_id] = ""
         self.hub.pool.turns.pop(table_id, None)
         self._published.pop(table_id, None)
+        self.registry.pop(table_id, None)  # read again: the new owner has listed it
+        # Its local players and spectators are seated at the new owner (its "moved" may have been lost).
+        self._spawn(self._moved(table_id, ""))
 
     # ----- upkeep ------------------------------------------------------------------------
 
@@ -491,6 +496,11 @@ class Cluster:
         """
         started = time.monotonic()
         await self._check_epoch(_text(await self.redis.get(EPOCH)))
+        # The leases first: a table another node holds now is dropped before this node lists it as its own.
+        held = list(self.hub.tables)
+        lost = await self._renew(keys=[lease_key(t) for t in held], args=[self.node, self.lease_ms]) if held else []
+        for key in lost:
+            self.drop(key.removeprefix(PREFIX + "lease:"))
         tables = self.hub.tables
         pipe = self.redis.pipeline(transaction=False)
         pipe.set(node_key(self.node), "1", px=self.lease_ms)
@@ -508,7 +518,6 @@ class Cluster:
         if online != self._online_written:
             pipe.hset(ONLINE, self.node, online)
         await pipe.execute()
-        lost = await self._renew(keys=[lease_key(t) for t in tables], args=[self.node, self.lease_ms]) if tables else []
         self._renewed_at = started
         for table_id in gone:
             self._published.pop(table_id, None)
@@ -516,8 +525,6 @@ class Cluster:
         self._published.update(changed)
         for table_id, entry in changed.items():
             self.registry[table_id] = json.loads(entry)
-        for key in lost:
-            self.drop(key.removeprefix(PREFIX + "lease:"))
         if changed or gone or online != self._online_written:
             self._online_written = online
             self._send(ALL, {"op": "lobby", "from": self.node})
@@ -634,14 +641,14 @@ class Cluster:
             batch = [await self._outbox.get()]
             while not self._outbox.empty() and len(batch) < 1000:
                 batch.append(self._outbox.get_nowait())
-            pipe = self.redis.pipeline(transaction=False)
-            for item in batch:
-                pipe.publish(item.channel, item.payload)
-            for attempt in range(5):
+            for attempt in range(3):
+                pipe = self.redis.pipeline(transaction=False)  # a fresh one each time: a failed one is spent
+                for item in batch:
+                    pipe.publish(item.channel, item.payload)
                 try:
-                    await pipe.execute()
+                    await asyncio.wait_for(pipe.execute(), PUBLISH_WAIT_S)
                     break
-                except (RedisError, OSError) as exc:
+                except (RedisError, OSError, TimeoutError) as exc:
                     log.warning("publishing %d messages failed (%s); retrying", len(batch), exc)
                     await asyncio.sleep(0.1 * (attempt + 1))
             else:
@@ -651,13 +658,21 @@ class Cluster:
                         self._spawn(item.conn.send(self._unavailable(*item.fails)))
 
     async def _read(self) -> None:
+        failed = False
         while True:
             try:
                 message = await self._pubsub.get_message(timeout=1.0)
             except (RedisError, OSError) as exc:
-                log.warning("reading from Redis failed: %s", exc)
+                if not failed:
+                    log.warning("reading from Redis failed: %s", exc)
+                failed = True
                 await asyncio.sleep(0.5)
                 continue
+            if failed:  # subscribed again: what was published to this node meanwhile is lost; ask for it again
+                failed = False
+                log.info("reading from Redis again: asking every node to send its tables again")
+                self._send(ALL, {"op": "resend", "from": self.node})
+                self._resend = True  # and this node's own: the others may have missed them too
             if message is None:
                 continue
             try:
@@ -694,6 +709,8 @@ class Cluster:
             self._refresh_soon()
         elif op == "moved":
             self._spawn(self._moved(msg["table_id"], msg["from"]))
+        elif op == "resend":
+            self._resend = True  # sent by the next upkeep
         elif op == "revoke":
             self._spawn(self.hub.revoke_here(set(msg["hashes"])))
         elif op == "rename":

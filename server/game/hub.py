@@ -89,6 +89,8 @@ PAUSE_S = 2.0
 """A clock tick this late means the process could not run (paused, or starved): the time lost is nobody's."""
 SETTLE_EVERY_S = 10.0
 """How often ended deals whose totals could not be added at once are settled."""
+BOT_ANSWER_S = 15.0
+"""A bot turn unanswered this long is asked again (a message lost between processes); a bot thinks ≤ 5 s."""
 BOT_RETRY_S = 1.0
 """A bot's move the store could not take is asked for again after this long (the store may be back)."""
 ONLINE_SENDS_PER_S = 1000
@@ -629,6 +631,7 @@ class Hub:
             await self.store.settle(table.game_id)
         trick = deal.play(card, seat)
         self.pool.turns.pop(table.id, None)
+        table.bot_retry_at = None
         table.deadline = time.time() + self.settings.move_timeout_s
         event: dict[str, Any] = {"kind": "play", "seat": seat, "card": card_name(card)}
         if trick is not None:
@@ -791,6 +794,7 @@ class Hub:
             await self._broadcast(table, {"kind": "notice"})
         if bot is None:
             return
+        table.bot_retry_at = time.time() + BOT_ANSWER_S
         state = state_from_view(view_of(deal, seat))
         remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
         await bot.send(out(BotTurn(table_id=table.id, turn=turn, level=s.level,
@@ -956,9 +960,17 @@ class Hub:
     # ----- sending -----------------------------------------------------------------------
 
     async def resend_tables(self) -> None:
-        """Send every table of this process to its players and spectators again (messages may have been lost)."""
+        """Send every table of this process to its players and spectators again (messages may have been lost).
+
+        A bot turn under way is asked again too: the bot may never have had it (a late second answer is dropped).
+        """
         for table in list(self.tables.values()):
-            await self._broadcast(table, None)
+            async with table.lock:
+                if self.tables.get(table.id) is not table:
+                    continue
+                await self._broadcast(table, None)
+                if table.id in self.pool.turns:
+                    await self._dispatch_bot(table)
 
     def _audience(self, table: Table) -> list[Connection]:
         conns = [c for (t, _), c in self.seat_conn.items() if t == table.id]

@@ -60,7 +60,8 @@ class Table:
     fence: int = 0
     """The fencing token this process holds for the table: every write carries it (``records.Fence``)."""
     bot_retry_at: float | None = None
-    """When to ask a bot again for the move the store could not take (the database was away)."""
+    """When to ask the bot again for its move: the store could not take it (the database was away), or
+    no answer came (a message lost between processes)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
     """Held while a command changes the table (a move being committed): the next one waits its turn."""
 

@@ -200,7 +200,7 @@ def apply_totals(*, session: Session, game_id: int) -> bool:
         return False
     p0, p1, points0, points1, winner, variant = row
     # Locked in one order (by user id) so two games of the same players ending together cannot deadlock.
-    totals = {uid: totals_row(session=session, user_id=uid, variant=variant) for uid in sorted({p0, p1})}
+    totals = {uid: totals_row(session=session, user_id=uid, variant=variant, lock=True) for uid in sorted({p0, p1})}
     session.flush()
     add_result(totals[p0], totals[p1], points=(points0 or 0, points1 or 0), winner=winner or 0)
     return True
@@ -251,9 +251,12 @@ def add_result(a: UserTotals, b: UserTotals, *, points: tuple[int, int], winner:
         totals.rating, totals.rating_rd, totals.rating_volatility = rating.rating, rating.rd, rating.volatility
 
 
-def totals_row(*, session: Session, user_id: int, variant: str) -> UserTotals:
-    """Return a user's totals in ``variant``, adding a fresh row (unrated, no games) if missing."""
-    totals = session.get(UserTotals, (user_id, variant))
+def totals_row(*, session: Session, user_id: int, variant: str, lock: bool = False) -> UserTotals:
+    """Return a user's totals in ``variant``, adding a fresh row (unrated, no games) if missing.
+
+    ``lock``: hold the row until the commit (another transaction adding a game to it waits; no update is lost).
+    """
+    totals = session.get(UserTotals, (user_id, variant), with_for_update=lock or None)
     if totals is None:
         fresh = Rating()
         totals = UserTotals(user_id=user_id, variant=variant, games=0, wins=0, points=0, rating=fresh.rating,
