@@ -258,6 +258,9 @@ class Hub:
                 await self.cluster.ensure_leases()
             if self.cluster and conn.node is None and await self._forwarded(conn, msg, raw):
                 return
+            if (self.cluster and conn.node is not None and isinstance(msg, (*TABLE_COMMANDS, Chat))
+                    and msg.table_id not in self.tables and await self.cluster.reroute(conn, msg.table_id, raw)):
+                return  # a command that waited here while this process could not run: its table moved on
             table = self.tables.get(msg.table_id) if isinstance(msg, TABLE_COMMANDS) else None
             if table is None:
                 await handler(conn, msg)  # type: ignore[operator]
