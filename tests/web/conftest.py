@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, LiveServer
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(os.environ.get("TRESET_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
@@ -43,3 +48,21 @@ def contexts(browser: Browser) -> Iterator[Callable[..., Page]]:
     yield new_page
     for ctx in made:
         ctx.close()
+
+
+@contextlib.contextmanager
+def real_bot(server: LiveServer, tmp: Path, token: str) -> Iterator[None]:
+    """Run one real bot (``treset-agent serve``, 4 tables at once) for ``server`` while the block runs."""
+    with open(tmp / "agent.log", "wb") as log:
+        agent = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url, "--capacity", "4"],
+                                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                 env={**os.environ, "TRESET_BOT_TOKEN": token})
+    try:
+        deadline = time.time() + 90
+        while httpx.get(f"{server.url}/healthz").json()["bots_connected"] < 1:
+            assert agent.poll() is None and time.time() < deadline, (tmp / "agent.log").read_text()
+            time.sleep(0.3)
+        yield
+    finally:
+        agent.terminate()
+        agent.wait(15)

@@ -9,10 +9,7 @@ Screenshots go to ``test-artifacts/screenshots/`` (``fin-*``).
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 
@@ -23,8 +20,8 @@ from playwright.sync_api import Browser, Page, expect
 from server.store import repos
 from server.store.db import engine_for, session_factory
 from tests.bot.test_bot_games import BOT_TOKEN
-from tests.conftest import ROOT, LiveServer, launch_server
-from tests.web.conftest import DESKTOP, PHONE
+from tests.conftest import LiveServer, launch_server
+from tests.web.conftest import DESKTOP, PHONE, real_bot
 from tests.web.test_table_ux import _guest, _page, _play_to_summary, _quick_bot, _shot, _shots_everywhere
 
 pytestmark = pytest.mark.browser
@@ -45,17 +42,8 @@ def site(make_pg_db: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
         repos.create_admin(session=session, username=ADMIN[0], password=ADMIN[1])
         session.commit()
     engine_for(db_url).dispose()
-    with open(tmp / "agent.log", "wb") as log:
-        agent = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url, "--capacity", "4"],
-                                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                 env={**os.environ, "TRESET_BOT_TOKEN": BOT_TOKEN})
-    deadline = time.time() + 90
-    while httpx.get(f"{server.url}/healthz").json()["bots_connected"] < 1:
-        assert agent.poll() is None and time.time() < deadline, (tmp / "agent.log").read_text()
-        time.sleep(0.3)
-    yield server
-    agent.terminate()
-    agent.wait(15)
+    with real_bot(server, tmp, BOT_TOKEN):
+        yield server
     server.stop()
 
 

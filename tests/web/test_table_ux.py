@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 
@@ -23,8 +20,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.bot.test_bot_games import BOT_TOKEN
-from tests.conftest import ROOT, LiveServer, launch_server
-from tests.web.conftest import DESKTOP, PHONE, SHOTS
+from tests.conftest import LiveServer, launch_server
+from tests.web.conftest import DESKTOP, PHONE, SHOTS, real_bot
 
 pytestmark = pytest.mark.browser
 WAIT_MS = 30_000
@@ -36,17 +33,8 @@ def site(make_pg_db: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
     """One server on PostgreSQL with one real bot, shared by this module's tests."""
     tmp = tmp_path_factory.mktemp("site")
     server = launch_server(make_pg_db(), tmp, TRESET_BOT_TOKEN=BOT_TOKEN, TRESET_RECONNECT_GRACE_S="40")
-    with open(tmp / "agent.log", "wb") as log:
-        agent = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url, "--capacity", "4"],
-                                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                 env={**os.environ, "TRESET_BOT_TOKEN": BOT_TOKEN})
-    deadline = time.time() + 90
-    while httpx.get(f"{server.url}/healthz").json()["bots_connected"] < 1:
-        assert agent.poll() is None and time.time() < deadline, (tmp / "agent.log").read_text()
-        time.sleep(0.3)
-    yield server
-    agent.terminate()
-    agent.wait(15)
+    with real_bot(server, tmp, BOT_TOKEN):
+        yield server
     server.stop()
 
 
