@@ -67,7 +67,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     sessions = session_factory(settings.database_url)
     writer = MoveWriter(sessions)  # the game's writes, off the event loop, committed in groups
-    hub = Hub(settings, SqlGameStore(sessions, writer),
+    store = SqlGameStore(sessions, writer)
+    hub = Hub(settings, store,
               AnalysisQueue(sessions, timeout_s=settings.analysis_timeout_s))
     repos.set_hash_concurrency(settings.hash_concurrency)
 
@@ -100,6 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if hub.cluster:
                 await hub.cluster.stop()  # its tables go to the other processes at once
             await asyncio.to_thread(writer.stop)  # what is queued is committed first
+            await asyncio.to_thread(store.stop)
 
     docs = settings.api_docs  # the API's own documentation is for developers (TRESET_API_DOCS=1)
     app = FastAPI(title="treset", lifespan=lifespan, docs_url="/docs" if docs else None,

@@ -334,7 +334,6 @@ class Hub:
                 return
         table = Table(id=secrets.token_hex(4), variant=Variant(msg.variant), opponent=msg.opponent,
                       bot_level=level, invite=secrets.token_urlsafe(8) if msg.opponent == "invite" else None)
-        await self._claim(table)
         table.seats[0] = Seat(conn.user_id, conn.username, is_bot=False)
         if level is not None:
             table.seats[1] = await self._bot_seat(level)  # before the table is listed: a failure leaves none
@@ -349,11 +348,6 @@ class Hub:
             await self._send_table(conn, table, 0, None)
         await self._lobby_changed()
 
-    async def _claim(self, table: Table) -> None:
-        """Take a new table's fencing token (before it is listed: a failure leaves no table)."""
-        fences, _ = await asyncio.to_thread(self.store.claim, [table.id])
-        table.fence = fences[table.id]
-
     async def _bot_seat(self, level: str, second: bool = False) -> Seat:
         player = await self.store.bot_account(f"bot-{level}" + ("-2" if second else ""))
         return Seat.bot(player.user_id, player.username)
@@ -367,7 +361,6 @@ class Hub:
             raise LookupError("no bot is connected for one of these levels")
         table = Table(id=secrets.token_hex(4), variant=variant, opponent="bot", bot_level=f"{level_a} vs {level_b}",
                       series_left=games - 1)
-        await self._claim(table)
         table.seats[0] = await self._bot_seat(level_a)
         table.seats[1] = await self._bot_seat(level_b, second=level_a == level_b)
         if self.cluster:
@@ -523,7 +516,8 @@ class Hub:
         new = NewGame(table_id=table.id, deal_number=table.deal_number + 1, variant=table.variant.value,
                       opponent=table.opponent, players=(seats[0].user_id, seats[1].user_id),
                       bot_level=table.bot_level, first_leader=first, deck=list(deal.deck))
-        table.game_id = await self._stored(table, self.store.start_game(new, fence=table.fenced))
+        # A table's first deal takes its fencing token in the same write (token 0 until then: nothing to guard).
+        table.game_id, table.fence = await self._stored(table, self.store.start_game(new, fence=table.fenced))
         table.next_first_leader = 1 - first
         table.deal = deal
         table.deal_number += 1

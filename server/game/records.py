@@ -95,11 +95,12 @@ class GameStore(Protocol):
         """Return the bot account ``username``, creating it if missing."""
         ...
 
-    async def start_game(self, game: NewGame, *, fence: Fence) -> int:
-        """Store a new deal; return its game id.
+    async def start_game(self, game: NewGame, *, fence: Fence) -> tuple[int, int]:
+        """Store a new deal; return its game id and the table's token.
 
         Every write for a table carries its ``fence``; one older than the stored token raises
-        :class:`FenceRefused` and writes nothing.
+        :class:`FenceRefused` and writes nothing. Token 0 (a table's first deal) takes the table in
+        the same write: the token is raised and returned.
         """
         ...
 
@@ -180,14 +181,16 @@ class MemoryStore:
         if self.fences.get(fence[0], 0) != fence[1]:
             raise FenceRefused(f"table {fence[0]}: token {fence[1]} is stale")
 
-    async def start_game(self, game: NewGame, *, fence: Fence) -> int:
-        """Keep ``game``; return its id."""
+    async def start_game(self, game: NewGame, *, fence: Fence) -> tuple[int, int]:
+        """Keep ``game``; return its id and the table's token (0: taken now)."""
         await self._write()
+        if fence[1] == 0:
+            fence = (fence[0], self.claim([fence[0]])[0][fence[0]])
         self._check(fence)
         game_id = len(self.games) + 1
         self.games[game_id] = game
         self.moves[game_id] = []
-        return game_id
+        return game_id, fence[1]
 
     async def record_move(self, move: dict[str, Any], end: GameEnd | None, *, fence: Fence) -> None:
         """Keep ``move`` (and ``end``); refused as by the database: a second move of a number, a move after the end."""

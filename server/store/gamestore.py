@@ -34,6 +34,13 @@ class SqlGameStore:
         """Store through ``writer``; ``sessions`` serves the restore at start."""
         self.sessions = sessions
         self.writer = writer
+        self.settler = MoveWriter(sessions)
+        """A second writer, for totals only: deals ending together are settled in one transaction, and a
+        totals row held locked elsewhere holds up this thread, never the moves' writer."""
+
+    def stop(self) -> None:
+        """Settle what is queued, then stop the settler's thread (the writer is the caller's)."""
+        self.settler.stop()
 
     async def bot_account(self, username: str) -> Player:
         """Return the bot account ``username``, creating it if missing."""
@@ -42,15 +49,16 @@ class SqlGameStore:
             return Player(user.id, user.username, user.role)
         return await self.writer.run(work)
 
-    async def start_game(self, game: NewGame, *, fence: Fence) -> int:
-        """Insert the deal's ``games`` row; return its id."""
-        def work(session: Session) -> int:
+    async def start_game(self, game: NewGame, *, fence: Fence) -> tuple[int, int]:
+        """Insert the deal's ``games`` row; return its id and the table's token (token 0: claimed here)."""
+        def work(session: Session) -> tuple[int, int]:
+            token = fence[1] or repos.claim_tables(session=session, table_ids=[fence[0]])[fence[0]]
             row = repos.create_game(session=session, game=Game(
                 table_id=game.table_id, deal_number=game.deal_number, variant=game.variant,
                 opponent=game.opponent, player0_id=game.players[0], player1_id=game.players[1],
                 bot_level=game.bot_level, first_leader=game.first_leader, deck=list(game.deck), status="playing"))
-            return int(row.id)
-        return await self.writer.run(work, fence=fence)
+            return int(row.id), token
+        return await self.writer.run(work, fence=fence if fence[1] else None)
 
     async def record_move(self, move: dict[str, Any], end: GameEnd | None, *, fence: Fence) -> None:
         """Insert one move (and the deal's end) in the writer's next group."""
@@ -71,8 +79,12 @@ class SqlGameStore:
 
     async def settle(self, game_id: int) -> bool:
         """Add an ended deal to its players' totals and ratings; False if a lock held it up past the wait."""
+        def work(session: Session) -> bool:
+            _lock_timeout(session)
+            return repos.apply_totals(session=session, game_id=game_id)
         try:
-            return await asyncio.to_thread(self._settle, [game_id]) >= 0
+            await self.settler.run(work)
+            return True
         except Exception as exc:  # noqa: BLE001 - the end is stored: settle_pending comes back to it
             log.warning("the totals of game %s wait for later: %s", game_id, str(exc).splitlines()[0])
             return False
@@ -93,8 +105,7 @@ class SqlGameStore:
         settled = 0
         for game_id in game_ids:
             with self.sessions() as session:
-                if session.get_bind().dialect.name == "postgresql":
-                    session.execute(text(f"SET LOCAL lock_timeout = {SETTLE_LOCK_TIMEOUT_MS}"))
+                _lock_timeout(session)
                 settled += repos.apply_totals(session=session, game_id=game_id)
                 session.commit()
         return settled
@@ -132,6 +143,12 @@ class SqlGameStore:
     def health(self) -> dict[str, Any]:
         """Return the writer's figures."""
         return self.writer.health()
+
+
+def _lock_timeout(session: Session) -> None:
+    """Make this transaction give up on a row locked elsewhere after SETTLE_LOCK_TIMEOUT_MS (PostgreSQL)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text(f"SET LOCAL lock_timeout = {SETTLE_LOCK_TIMEOUT_MS}"))
 
 
 def _finish(session: Session, end: GameEnd) -> None:
