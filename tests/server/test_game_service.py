@@ -230,7 +230,7 @@ def test_a_process_that_lost_its_table_stores_nothing_more_there() -> None:
         fences, (saved,) = store.claim([table_id])
         taken = other.restore_game(saved, fence=fences[table_id])
         assert taken.deal is not None and fences[table_id] == stalled.tables[table_id].fence + 1
-        await other._apply(taken, taken.deal.to_move, taken.deal.legal_moves()[0])  # the 4th card, at the taker
+        await other.rooms.by_id[table_id].apply(taken.deal.to_move, taken.deal.legal_moves()[0])  # the 4th card, at the taker
         assert len(store.moves[game_id]) == 4
 
         conn, transport, card = _mover(stalled, table_id, seats)  # still 3 cards in the stalled one's memory
