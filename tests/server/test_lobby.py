@@ -81,7 +81,7 @@ def test_lobby_invites_watching_leaving_and_chat(sqlite_url: str, start_server: 
     # Leaving a running deal forfeits it: a loss for the leaver, counted in the totals.
     a.send({"type": "leave_table", "table_id": private["id"]})
     end = b.wait_for(lambda m: is_table(m) and m["event"] is not None and m["event"].get("kind") == "end")
-    assert end["event"] == {"kind": "end", "reason": "left", "seat": 0}
+    assert end["event"] == {"kind": "end", "reason": "left", "cause": "left", "seat": 0}
     assert end["table"]["result"]["winner"] == 1 and end["table"]["result"]["reason"] == "left"
     a.send({"type": "leave_table", "table_id": private["id"]})
     assert a.error()["code"] == "not_seated"

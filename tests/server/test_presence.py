@@ -137,7 +137,7 @@ def test_leave_answers_left_and_nothing_more(pg_url: str, start_server: Callable
     assert a.wait_for(lambda m: m["type"] == "left") == {"type": "left", "table_id": table_id}
     for c in (b, spectator):
         end = c.wait_for(_event("end"))
-        assert end["event"] == {"kind": "end", "reason": "left", "seat": seat}
+        assert end["event"] == {"kind": "end", "reason": "left", "seat": seat, "cause": "left"}
         assert end["table"]["result"]["reason"] == "left" and end["table"]["game_id"] is not None
     assert b.wait_for(_event("leave"))["table"]["status"] == "waiting"
     after = a.received[before:] + _quiet(a, 1.0)
