@@ -28,7 +28,8 @@ from server.api.security import RejectNul, SecurityHeaders, install_log_redactio
 from server.game.analysis import AnalysisQueue
 from server.game.cluster import Cluster
 from server.game.connection import Connection
-from server.game.hub import MAX_OVERSIZE, Hub
+from server.game.hub import Hub
+from server.game.router import MAX_OVERSIZE
 from server.protocol import AUTH, error
 from server.settings import Settings, get_settings
 from server.store import repos
@@ -74,6 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        cluster: Cluster | None = None
         install_log_redaction()  # here: uvicorn has configured its loggers by now
         writer.start()
         if settings.bot_token:
@@ -82,11 +84,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 repos.issue_token(session=session, user=bot, kind="api", token=settings.bot_token)
                 session.commit()
         if settings.redis_url:  # one of several processes: it takes only the deals no live process owns
-            hub.cluster = Cluster(hub, settings.redis_url, lease_s=settings.cluster_lease_s)
-            await hub.cluster.start()
-            restored = await hub.cluster.claim_unfinished()
+            cluster = Cluster(hub, settings.redis_url, lease_s=settings.cluster_lease_s)
+            hub.cluster = cluster
+            await cluster.start()
+            restored = await cluster.claim_unfinished()
             hub.analysis.restore(running=hub.health()["nodes"] == 1)  # others may be running some
-            log.info("joined the portal as node %s", hub.cluster.node)
+            log.info("joined the portal as node %s", cluster.node)
         else:
             restored = hub.restore()
         if restored:
@@ -98,8 +101,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             clock.cancel()
-            if hub.cluster:
-                await hub.cluster.stop()  # its tables go to the other processes at once
+            if cluster is not None:
+                await cluster.stop()  # its tables go to the other processes at once
             await asyncio.to_thread(writer.stop)  # what is queued is committed first
             await asyncio.to_thread(store.stop)
 
@@ -155,7 +158,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/tables")
     def tables() -> dict[str, Any]:
-        return {"tables": hub._lobby()["tables"]}
+        return {"tables": hub.lobby.message()["tables"]}
 
     @app.get("/api/bot-levels")
     def bot_levels() -> dict[str, Any]:

@@ -18,7 +18,7 @@ def _finished_game(game_id: int, session: DB, user: CurrentUser) -> Game:
     return _game_for(game_id, session, user)
 
 
-# Async routes: the queue's state lives on the event loop with the hub; their reads run in a thread.
+# Async routes: the queue's state lives on the event loop with the game service (the hub); their reads run in a thread.
 @router.get("/games/{game_id}/analysis")
 async def get_analysis(game_id: GameId, request: Request, session: DB, user: CurrentUser) -> JSONResponse:
     """Return a finished game's analysis (200), or where it waits (202 with ``position`` and ``bots``)."""

@@ -36,7 +36,7 @@ MAX_ATTEMPTS = 3
 
 
 class Worker(Protocol):
-    """What the queue needs of a bot connection (``server.game.hub.Connection``)."""
+    """What the queue needs of a bot connection (``server.game.connection.Connection``)."""
 
     analysis: int
     closed: bool
@@ -124,7 +124,7 @@ RETRY_S = 2.0
 
 
 class AnalysisQueue:
-    """The analyses waiting for and running on bots, for one server process (the hub owns it)."""
+    """The analyses waiting for and running on bots, for one server process (the game service owns it)."""
 
     def __init__(self, sessions: Callable[[], Session], *, timeout_s: float = 600.0) -> None:
         """Create an empty queue persisting through ``sessions``; a job held ``timeout_s`` goes back."""

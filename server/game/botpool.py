@@ -1,6 +1,6 @@
 """The bots a process can seat: their levels and capacity, and which bot thinks about which table's turn.
 
-No I/O: the hub asks the pool for a bot and sends it the turn (``bot_turn``). A bot connected to
+No I/O: a room (:mod:`server.game.playing`) asks the pool for a bot and sends it the turn (``bot_turn``). A bot connected to
 another process of the portal (``server.game.cluster``) is here as a proxy connection, like any other.
 """
 

@@ -1,6 +1,6 @@
 """What the game service asks of its move store, and a store in memory (for tests and scripts).
 
-The game service (:class:`server.game.hub.Hub`) does no I/O itself: it awaits a :class:`GameStore`
+The game service (its rooms, :mod:`server.game.room`) does no I/O itself: it awaits a :class:`GameStore`
 for every write and tells no one of a move before the store has it. The real store
 (:class:`server.store.gamestore.SqlGameStore`) commits through the move writer; :class:`MemoryStore`
 keeps everything in dictionaries and can be told to fail or to hold writes, so the service's

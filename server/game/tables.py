@@ -1,6 +1,6 @@
 """A table's state in memory: seats, the current deal, clocks, and what each client may see.
 
-No I/O here: the hub (``server.game.hub``) persists (through its store) and broadcasts.
+No I/O here: the table's room (``server.game.room``) persists (through its store) and broadcasts.
 """
 
 from __future__ import annotations

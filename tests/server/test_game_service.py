@@ -230,7 +230,7 @@ def test_a_process_that_lost_its_table_stores_nothing_more_there() -> None:
         fences, (saved,) = store.claim([table_id])
         taken = other.restore_game(saved, fence=fences[table_id])
         assert taken.deal is not None and fences[table_id] == stalled.tables[table_id].fence + 1
-        await other._apply(taken, taken.deal.to_move, taken.deal.legal_moves()[0])  # the 4th card, at the taker
+        await other.rooms.by_id[table_id].apply(taken.deal.to_move, taken.deal.legal_moves()[0])  # the 4th card, at the taker
         assert len(store.moves[game_id]) == 4
 
         conn, transport, card = _mover(stalled, table_id, seats)  # still 3 cards in the stalled one's memory
@@ -245,5 +245,145 @@ def test_a_process_that_lost_its_table_stores_nothing_more_there() -> None:
         # Its clock does nothing there either: no forfeit is stored for the table it lost.
         await stalled.tick()
         assert game_id not in store.ends
+
+    asyncio.run(main())
+
+
+# ----- the lobby and each room command, in memory ------------------------------------------
+
+
+def last_event(transport: MemoryTransport) -> dict[str, Any] | None:
+    event: dict[str, Any] | None = transport.of_type("table")[-1]["event"]
+    return event
+
+
+def test_the_lobby_lists_opens_and_joins_tables_within_the_limits() -> None:
+    """A public table is listed at once; a second player joins it and the deal starts; limits are kept."""
+    async def main() -> None:
+        hub = Hub(Settings(database_url="sqlite://", ws_rate_per_s=1000, ws_rate_burst=1000, max_waiting_tables=1),
+                  MemoryStore(), NoAnalysis())
+        ann, ann_t = await player(hub, 1, "ann")
+        await send(hub, ann, type="create_table", variant="tressette", opponent="anyone")
+        table = last_table(ann_t)
+        assert table["status"] == "waiting" and table["you"] == 0 and table["invite"] is None
+        assert [t["id"] for t in hub.lobby.message()["tables"]] == [table["id"]]
+        await send(hub, ann, type="create_table", variant="tressette", opponent="anyone")
+        refused = ann_t.of_type("error")[-1]
+        assert refused["code"] == "too_many_tables" and refused["params"] == {"limit": 1, "status": "waiting"}
+        bob, bob_t = await player(hub, 2, "bob")
+        await send(hub, bob, type="join_table", table_id="nope")
+        assert bob_t.of_type("error")[-1]["code"] == "no_table"
+        await send(hub, bob, type="join_table", table_id=table["id"])
+        assert last_table(bob_t)["status"] == "playing" and last_table(bob_t)["you"] == 1
+        assert last_table(ann_t)["status"] == "playing" and last_event(ann_t) == {"kind": "start"}
+        cid, cid_t = await player(hub, 3, "cid")
+        await send(hub, cid, type="join_table", table_id=table["id"])
+        assert cid_t.of_type("error")[-1]["code"] == "table_full"
+        await send(hub, ann, type="create_table", variant="tressette", opponent="bot", bot_level="normal")
+        assert ann_t.of_type("error")[-1]["code"] == "no_bot"  # no bot is connected
+        assert len(hub.tables) == 1
+
+    asyncio.run(main())
+
+
+def test_open_takes_a_seat_over_and_watch_shows_the_public_view() -> None:
+    async def main() -> None:
+        hub = make_hub()
+        table_id, seats = await two_players(hub)
+        (ann, ann_t), _ = seats
+        tab, tab_t = await player(hub, 1, "ann")  # ann's second tab
+        await send(hub, tab, type="open_table", table_id=table_id)
+        assert last_table(tab_t)["you"] == 0 and hub.rooms.seats.seat_conn[(table_id, 0)] is tab
+        assert ann_t.of_type("seat_moved")[-1] == {"type": "seat_moved", "table_id": table_id}
+        await send(hub, ann, type="play", table_id=table_id, card=_mover(hub, table_id, seats)[2])
+        assert ann_t.of_type("error")[-1]["code"] == "not_seated"  # the old tab plays for the seat no more
+        eve, eve_t = await player(hub, 5, "eve")
+        await send(hub, eve, type="watch_table", table_id=table_id)
+        assert eve_t.of_type("error")[-1]["code"] == "bad_invite"  # a private table
+        await send(hub, eve, type="watch_table", table_id=table_id, invite=hub.tables[table_id].invite)
+        watched = last_table(eve_t)
+        assert watched["you"] is None and watched["view"]["hand"] == [] and hub.tables[table_id].spectators == 1
+        await send(hub, eve, type="leave_table", table_id=table_id)
+        assert eve_t.of_type("left")[-1]["table_id"] == table_id and hub.tables[table_id].spectators == 0
+
+    asyncio.run(main())
+
+
+def test_rematch_and_chat_reach_the_table() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        table_id, seats = await two_players(hub)
+        (ann, ann_t), (bob, bob_t) = seats
+        await send(hub, ann, type="rematch", table_id=table_id)
+        assert ann_t.of_type("error")[-1]["code"] == "bad_message"  # the deal is not over
+        await send(hub, bob, type="chat", table_id=table_id, text="  ciao  ")
+        assert ann_t.of_type("chat")[-1]["text"] == bob_t.of_type("chat")[-1]["text"] == "ciao"
+        await send(hub, bob, type="chat", table_id=table_id, text="again")
+        assert bob_t.of_type("error")[-1]["code"] == "rate_limited"
+        eve, eve_t = await player(hub, 5, "eve")
+        await send(hub, eve, type="chat", table_id=table_id, text="hi")
+        assert eve_t.of_type("error")[-1]["code"] == "not_seated"
+        for _ in range(40):
+            conn, _, card = _mover(hub, table_id, seats)
+            await send(hub, conn, type="play", table_id=table_id, card=card)
+        first_game = hub.tables[table_id].game_id
+        await send(hub, ann, type="rematch", table_id=table_id)
+        assert last_event(bob_t) == {"kind": "rematch", "seat": 0} and last_table(bob_t)["rematch"][0]
+        await send(hub, bob, type="rematch", table_id=table_id)
+        table = hub.tables[table_id]
+        assert table.status == "playing" and table.deal_number == 2 and table.game_id != first_game
+        assert last_event(ann_t) == {"kind": "start"} and last_table(ann_t)["match_wins"] == table.match_wins
+
+    asyncio.run(main())
+
+
+def test_the_clock_forfeits_a_late_player_and_one_away_past_the_grace() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        table_id, seats = await two_players(hub)
+        table = hub.tables[table_id]
+        assert table.deal is not None and table.deadline is not None
+        to_move = table.deal.to_move
+        table.deadline -= 61
+        await hub.tick()
+        assert table.status == "finished" and store.ends[table.game_id or 0].reason == "timeout"
+        assert store.ends[table.game_id or 0].winner == 1 - to_move
+
+        other_id, others = await two_players(hub)  # the same two people, a second table
+        (ann, _), (bob, bob_t) = others
+        await hub.disconnect(ann)
+        other = hub.tables[other_id]
+        assert last_event(bob_t) == {"kind": "disconnect", "seat": 0}
+        seat = other.seats[0]
+        assert seat is not None and seat.disconnected_at is not None
+        seat.disconnected_at -= hub.settings.reconnect_grace_s + 1
+        await hub.tick()
+        end = store.ends[other.game_id or 0]
+        assert other.status == "finished" and end.reason == "left" and end.winner == 1
+        assert last_event(bob_t) == {"kind": "end", "reason": "left", "seat": 0, "cause": "connection"}
+        seat.disconnected_at -= hub.settings.reconnect_grace_s + 1  # away past the grace after the deal: unseated
+        await hub.tick()
+        assert other.seats[0] is None and last_event(bob_t) == {"kind": "leave", "seat": 0}
+
+    asyncio.run(main())
+
+
+def test_a_player_who_comes_back_is_seated_again() -> None:
+    async def main() -> None:
+        hub = make_hub()
+        table_id, seats = await two_players(hub)
+        (ann, _), (bob, bob_t) = seats
+        await hub.disconnect(ann)
+        again, again_t = await player(hub, 1, "ann")
+        welcome = again_t.of_type("welcome")[-1]
+        assert welcome["seats"] == [{"table_id": table_id, "seat": 0, "status": "playing", "elsewhere": False}]
+        assert hub.rooms.seats.seat_conn[(table_id, 0)] is again
+        assert last_event(bob_t) == {"kind": "reconnect", "seat": 0}
+        await send(hub, again, type="leave_table", table_id=table_id)
+        assert again_t.of_type("left")[-1]["table_id"] == table_id
+        await send(hub, bob, type="leave_table", table_id=table_id)
+        assert table_id not in hub.tables  # nobody left: the room closed
 
     asyncio.run(main())

@@ -123,9 +123,9 @@ def test_lobby_size_is_capped() -> None:
     for i in range(200):
         status = ("waiting", "playing", "finished")[i % 3]
         opponent = "invite" if i % 10 == 9 else "anyone"
-        hub.tables[f"t{i}"] = Table(id=f"t{i}", variant=Variant.TRESSETTE, opponent=opponent, created_at=1000.0 + i,
-                                    status=status)
-    tables = hub._lobby()["tables"]
+        hub.rooms.add(Table(id=f"t{i}", variant=Variant.TRESSETTE, opponent=opponent, created_at=1000.0 + i,
+                            status=status))
+    tables = hub.lobby.message()["tables"]
     waiting = [t for t in tables if t["status"] == "waiting"]
     playing = [t for t in tables if t["status"] == "playing"]
     assert len(waiting) == len(playing) == LOBBY_LIMIT == 50 and len(tables) == 100

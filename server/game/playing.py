@@ -1,0 +1,318 @@
+"""A room's deal: dealt and stored, each card checked by the rules, stored, then told; its end and what follows.
+
+A card's path: the router (:mod:`server.game.router`) hands :meth:`PlayingRoom.on_play` the parsed
+message under the room's lock; the room checks it with the rules package (``tressette``), stores it
+(:meth:`PlayingRoom.apply`, through the :class:`~server.game.records.GameStore` with the table's
+fence) and only then advances the deal and tells its players (:meth:`PlayingRoom.broadcast`).
+A refusal changes nothing; nothing changes before the store took it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from server.game.connection import Connection
+from server.game.records import FenceRefused, GameEnd, NewGame, SavedGame
+from server.game.replies import NOTICE_BOTS_BUSY, NOTICE_NO_BOT, not_seated, refusal
+from server.game.tables import Table
+from server.protocol import (
+    BotTurn,
+    Play,
+    error,
+    out,
+    table_message,
+)
+from server.store.movelog import move_fields
+from tressette import (
+    CardError,
+    Deal,
+    IllegalMoveError,
+    card_name,
+    parse_card,
+    state_from_view,
+    trick_to_dict,
+    view_of,
+)
+
+if TYPE_CHECKING:
+    pass
+
+from server.game.rooms import Rooms, TableLost, deal_of
+
+log = logging.getLogger("treset.hub")
+T = TypeVar("T")
+
+BOT_ANSWER_S = 15.0
+"""A bot turn unanswered this long is asked again (a message lost between processes); a bot thinks ≤ 5 s."""
+BOT_RETRY_S = 1.0
+"""A bot's move the store could not take is asked for again after this long (the store may be back)."""
+
+
+class PlayingRoom:
+    """One table of this process and its deal (the rest of the room: :class:`server.game.room.Room`)."""
+
+    __slots__ = ("table", "rooms", "seats", "settings", "store")
+
+    def __init__(self, table: Table, rooms: Rooms[Any]) -> None:
+        """Give ``table`` its behaviour, with what it shares with the other rooms of ``rooms``."""
+        self.table = table
+        self.rooms = rooms
+        self.seats = rooms.seats
+        self.settings = rooms.settings
+        self.store = rooms.store
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """Return the lock that orders the room's commands."""
+        return self.table.lock
+
+    async def start_deal(self) -> None:
+        """Deal (CSPRNG shuffle, the deck stays on the server), store the new deal, then tell the players."""
+        table = self.table
+        seats = table.seats
+        assert seats[0] is not None and seats[1] is not None
+        first = table.next_first_leader
+        deal = Deal.new(table.variant, first)
+        new = NewGame(table_id=table.id, deal_number=table.deal_number + 1, variant=table.variant.value,
+                      opponent=table.opponent, players=(seats[0].user_id, seats[1].user_id),
+                      bot_level=table.bot_level, first_leader=first, deck=list(deal.deck))
+        # A table's first deal takes its fencing token in the same write (token 0 until then: nothing to guard).
+        table.game_id, table.fence = await self.stored(self.store.start_game(new, fence=table.fenced))
+        table.next_first_leader = 1 - first
+        table.deal = deal
+        table.deal_number += 1
+        table.status = "playing"
+        table.result = None
+        table.rematch = [False, False]
+        table.deadline = time.time() + self.settings.move_timeout_s
+        await self.broadcast({"kind": "start"})
+        await self.dispatch_bot()
+
+    async def on_play(self, conn: Connection, msg: Play) -> None:
+        """Check a card with the rules (a refusal changes nothing), then :meth:`apply` it."""
+        table = self.table
+        if conn.is_bot:
+            pending = self.rooms.pool.turns.get(table.id)
+            if pending is None or (msg.turn is not None and msg.turn != pending[0]):
+                log.info("dropped a stale bot answer for %s (turn %s, pending %s)", table.id, msg.turn, pending)
+                return  # a stale answer: the turn moved on (or went to another bot)
+            to_move = table.deal.to_move if table.deal is not None else 0
+            seat_of_bot = table.seats[to_move]
+            seat = to_move if seat_of_bot is not None and seat_of_bot.is_bot else None
+        else:
+            seat = table.seat_of(conn.user_id)
+            if seat is not None and self.seats.seat_conn.get((table.id, seat)) is not conn:
+                seat = None
+        if seat is None:
+            await conn.send(not_seated(table.id, msg.type))
+            return
+        deal = table.deal
+        if deal is None or table.status != "playing":
+            await conn.send(error("game_over", "no deal is being played at this table", msg.type))
+            return
+        try:
+            card = parse_card(msg.card)
+        except CardError as exc:
+            await conn.send(error("illegal_card", str(exc), msg.type, {"card": msg.card, "reason": "bad_card"}))
+            return
+        try:
+            deal.check_move(card, seat)
+        except IllegalMoveError as exc:
+            await conn.send(refusal(exc, card, deal, msg.type))
+            return
+        await self.apply(seat, card)
+
+    async def stored(self, write: Awaitable[T]) -> T:
+        """Await a write for the table; if its fence was refused, drop the table at once and raise :class:`TableLost`.
+
+        A refused fence means another process took the table while this one could not run: nothing
+        more may be told, timed or ended here (the new owner has the deal as stored).
+        """
+        try:
+            return await write
+        except FenceRefused:
+            self.rooms.lose(self.table.id)
+            raise TableLost(self.table.id) from None
+
+    async def apply(self, seat: int, card: int) -> None:
+        """Store ``seat`` playing ``card`` (checked legal), then advance the deal and tell everyone.
+
+        The caller holds the lock. If the store refuses, this raises before anything changed.
+        """
+        table = self.table
+        deal = table.deal
+        s = table.seats[seat]
+        assert deal is not None and table.game_id is not None and s is not None
+        row = {"game_id": table.game_id, "user_id": s.user_id, "move_number": table.move_number,
+               "variant": table.variant.value, **move_fields(deal, seat, card)}
+        end = None
+        if deal.last_card:  # the end is stored with the move: play it on a copy first
+            probe = deal.copy()
+            probe.play(card, seat)
+            outcome = probe.outcome()
+            end = self.end_record(outcome.points, outcome.winner, "finished", moves=table.move_number + 1)
+        try:  # the move is durable before anyone is told of it
+            await self.stored(self.store.record_move(row, end, fence=table.fenced))
+        except TableLost:
+            raise
+        except Exception:
+            if s.is_bot:  # the bot is asked again once the store may be back
+                table.bot_retry_at = time.time() + BOT_RETRY_S
+            await self.resync()
+            raise
+        if end is not None:  # the totals and ratings, apart from the move writer (never holding up other tables)
+            await self.store.settle(table.game_id)
+        trick = deal.play(card, seat)
+        self.rooms.pool.turns.pop(table.id, None)
+        table.bot_retry_at = None
+        table.deadline = time.time() + self.settings.move_timeout_s
+        event: dict[str, Any] = {"kind": "play", "seat": seat, "card": card_name(card)}
+        if trick is not None:
+            event = {"kind": "trick", "seat": seat, "card": card_name(card), "trick": trick_to_dict(trick)}
+        if deal.is_over:
+            outcome = deal.outcome()
+            self.close_deal(outcome.points, outcome.winner, "finished", analyse=end is not None and end.analyse)
+            await self.broadcast(event)
+            await self.broadcast({"kind": "end"})
+            self.rooms.lobby_changed()
+            await self.rooms.dispatch_waiting()
+            return
+        await self.broadcast(event)
+        await self.rooms.dispatch_waiting()  # turns that waited for room go first
+        await self.dispatch_bot()
+
+    def end_record(self, points: tuple[int, int], winner: int, reason: str, *, moves: int) -> GameEnd:
+        """Return how the deal ends, after ``moves`` cards (its analysis is queued with it if wanted)."""
+        table = self.table
+        assert table.game_id is not None and table.seats[0] and table.seats[1]
+        bots_only = all(s is not None and s.is_bot for s in table.seats)
+        return GameEnd(game_id=table.game_id, points=points, winner=winner, reason=reason,
+                       variant=table.variant.value, players=(table.seats[0].user_id, table.seats[1].user_id),
+                       moves=moves, analyse=self.rooms.analysis.wanted(bots_only=bots_only, moves=moves))
+
+    def close_deal(self, points: tuple[int, int], winner: int, reason: str, *, analyse: bool) -> None:
+        """Mark the deal over (stored already); a bot series goes on with its next deal."""
+        table = self.table
+        table.status = "finished"
+        table.deadline = None
+        table.result = table.result_of(points, winner, reason)
+        table.match_wins[winner] += 1
+        if analyse and table.game_id is not None:
+            self.rooms.analysis.deal_ended(table.game_id)
+        table.rematch = [bool(s and s.is_bot) for s in table.seats]
+        self.rooms.pool.turns.pop(table.id, None)
+        if all(table.rematch) and table.series_left > 0:
+            table.series_left -= 1
+            self.rooms.spawn(self.next_in_series())
+
+    async def next_in_series(self) -> None:
+        """Start a bot series' next deal (the table still here, the last one over)."""
+        async with self.lock:
+            if self.table.status == "finished" and self.rooms.by_id.get(self.table.id) is self:
+                try:
+                    await self.start_deal()
+                except Exception:
+                    log.exception("the next deal of series %s could not start", self.table.id)
+
+    async def end_deal(self, *, loser: int, reason: str, then: Callable[[], None] | None = None,
+                       cause: str | None = None) -> None:
+        """End the deal by forfeit: ``loser`` ran out of time or left; it counts as a loss.
+
+        The end is stored first (if the store refuses, this raises and nothing changed); ``then``
+        runs after that, before anyone is told. ``cause`` (default ``reason``) tells the players why:
+        ``"left"`` (clicked Leave), ``"connection"`` (away past the grace) or ``"timeout"``.
+        """
+        table = self.table
+        assert table.deal is not None
+        points = table.deal.final_points()
+        end = self.end_record(points, 1 - loser, reason, moves=table.move_number)
+        await self.stored(self.store.end_game(end, fence=table.fenced))
+        await self.store.settle(end.game_id)
+        if then is not None:
+            then()
+        self.close_deal(points, 1 - loser, reason, analyse=end.analyse)
+        if table.result is not None:
+            table.result["cause"] = cause or reason
+        await self.broadcast({"kind": "end", "reason": reason, "seat": loser, "cause": cause or reason})
+        self.rooms.lobby_changed()
+        await self.rooms.dispatch_waiting()
+
+    async def dispatch_bot(self) -> None:
+        """If a bot is to move, give the turn to a bot with room (or note that it waits for one)."""
+        table = self.table
+        deal = table.deal
+        if deal is None or table.status != "playing":
+            return
+        seat = deal.to_move
+        s = table.seats[seat]
+        if s is None or not s.is_bot:
+            return
+        turn = table.move_number
+        assert s.level is not None
+        bot, served = self.rooms.pool.assign(table.id, turn, s.level)
+        # No bot, no clock: a bot seat does not forfeit for want of a bot; the clock restarts with one.
+        if bot is None:
+            table.deadline = None
+        elif table.deadline is None:
+            table.deadline = time.time() + self.settings.move_timeout_s
+        notice = (None if bot else NOTICE_BOTS_BUSY if served else NOTICE_NO_BOT)
+        if notice != table.notice:
+            table.notice = notice
+            await self.broadcast({"kind": "notice"})
+        if bot is None:
+            return
+        table.bot_retry_at = time.time() + BOT_ANSWER_S
+        state = state_from_view(view_of(deal, seat))
+        remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
+        await bot.send(out(BotTurn(table_id=table.id, turn=turn, level=s.level,
+                                   time_ms=min(remaining_ms // 2, 5000), state=state.to_dict())))
+
+    def take(self, game: SavedGame) -> None:
+        """Replace the deal by the stored one (and start its clock afresh)."""
+        self.table.deal = deal_of(game)
+        self.table.deadline = time.time() + self.settings.move_timeout_s
+
+    async def resync(self) -> None:
+        """After a refused write: if the store holds more of the deal than memory, take the stored deal.
+
+        Only another process can have written it (one that served the table while this one stalled
+        past its lease, ``server.game.cluster``); its players then see the deal as stored.
+        """
+        table = self.table
+        try:
+            games = await asyncio.to_thread(self.store.unfinished_games, [table.id])
+        except Exception:  # noqa: BLE001 - the store is down: the refusal stands, nothing to compare
+            return
+        saved = next((g for g in games if g.game_id == table.game_id), None)
+        if saved is None or len(saved.moves) <= table.move_number:
+            return
+        log.warning("table %s: the store has %d moves, memory %d: taking the stored deal",
+                    table.id, len(saved.moves), table.move_number)
+        self.take(saved)
+        await self.broadcast(None)
+        await self.dispatch_bot()
+
+    async def send_table(self, conn: Connection, seat: int | None, event: dict[str, Any] | None) -> None:
+        """Send ``conn`` the table as ``seat`` (None: a spectator) sees it, with ``event``."""
+        snapshot = self.table.snapshot(seat, with_invite=seat == 0, reconnect_grace_s=self.settings.reconnect_grace_s)
+        await conn.send(table_message(snapshot, event))
+
+    async def broadcast(self, event: dict[str, Any] | None) -> None:
+        """Tell each player its own view and every spectator the public one (encoded once for them all)."""
+        table = self.table
+        sends = []
+        for seat in (0, 1):
+            conn = self.seats.seat_conn.get((table.id, seat))
+            if conn is not None:
+                sends.append(self.send_table(conn, seat, event))
+        watchers = list(self.seats.watchers.get(table.id, ()))
+        if watchers:  # every spectator sees the same: encoded once
+            snapshot = table.snapshot(None, reconnect_grace_s=self.settings.reconnect_grace_s)
+            text = json.dumps(table_message(snapshot, event))
+            sends.extend(conn.send_encoded(text) for conn in watchers)
+        await asyncio.gather(*sends)
