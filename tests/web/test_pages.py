@@ -300,7 +300,8 @@ def test_replay_steps_through_every_move(site: Site, contexts: Callable[..., Pag
         hands, table, points = _position(record, k)
         for seat in (0, 1):
             assert sorted(_cards(page, f"#replay-hand-{seat}")) == sorted(hands[seat]), (k, seat)
-            assert f"{record['players'][seat]}: {_points(points[seat])} points" in page.inner_text(f"#replay-score-{seat}")
+            unit = "point" if points[seat] == 3 else "points"  # English: singular for exactly one point
+            assert f"{record['players'][seat]}: {_points(points[seat])} {unit}" in page.inner_text(f"#replay-score-{seat}")
         # Right after a trick's second card the trick stays on the table, as at the table.
         taken = record["tricks"][k // 2 - 1] if k and k % 2 == 0 else None
         assert _cards(page, "#replay-table") == (taken["cards"] if taken else table), k
