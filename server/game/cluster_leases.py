@@ -38,10 +38,20 @@ class Leases(Routes):
 
     async def own(self, table: Table) -> None:
         """Take the lease of a table this node just opened and list it (before anyone is told of it)."""
+        # This node's other tables whose entries changed since the last renewal go with it: the portal
+        # never sees the new table beside an older state of the others (a deal just started, say).
+        changed = {t: e for t, tb in self.service.tables.items()
+                   if t != table.id and self._published.get(t) != (e := self._entry(tb))}
         pipe = self.redis.pipeline(transaction=False)
         pipe.set(lease_key(table.id), self.node, px=self.lease_ms)
-        pipe.hset(TABLES, table.id, self._entry(table))
+        entries: dict[Any, Any] = {**changed, table.id: self._entry(table)}  # redis types want unions
+        pipe.hset(TABLES, mapping=entries)
         await pipe.execute()
+        self._published.update(changed)
+        for table_id, entry in changed.items():
+            self.registry[table_id] = json.loads(entry)
+        if changed:
+            self._send(ALL, {"op": "lobby", "from": self.node})
 
     def _entry(self, table: Table) -> str:
         return json.dumps({"node": self.node, "users": [s.user_id if s else None for s in table.seats],
