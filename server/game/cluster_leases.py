@@ -40,18 +40,26 @@ class Leases(Routes):
         """Take the lease of a table this node just opened and list it (before anyone is told of it)."""
         # This node's other tables whose entries changed since the last renewal go with it: the portal
         # never sees the new table beside an older state of the others (a deal just started, say).
-        changed = {t: e for t, tb in self.service.tables.items()
-                   if t != table.id and self._published.get(t) != (e := self._entry(tb))}
+        changed = self._changed_entries()
+        changed.pop(table.id, None)
         pipe = self.redis.pipeline(transaction=False)
         pipe.set(lease_key(table.id), self.node, px=self.lease_ms)
         entries: dict[Any, Any] = {**changed, table.id: self._entry(table)}  # redis types want unions
         pipe.hset(TABLES, mapping=entries)
         await pipe.execute()
-        self._published.update(changed)
-        for table_id, entry in changed.items():
-            self.registry[table_id] = json.loads(entry)
+        self._listed(changed)
         if changed:
             self._send(ALL, {"op": "lobby", "from": self.node})
+
+    def _changed_entries(self) -> dict[str, str]:
+        """Return the entries of this node's tables that differ from what it last wrote to ``treset:tables``."""
+        return {t: e for t, table in self.service.tables.items() if self._published.get(t) != (e := self._entry(table))}
+
+    def _listed(self, entries: dict[str, str]) -> None:
+        """Note ``entries`` as written to ``treset:tables`` (and as this node's registry sees them)."""
+        self._published.update(entries)
+        for table_id, entry in entries.items():
+            self.registry[table_id] = json.loads(entry)
 
     def _entry(self, table: Table) -> str:
         return json.dumps({"node": self.node, "users": [s.user_id if s else None for s in table.seats],
@@ -143,11 +151,7 @@ class Leases(Routes):
         tables = self.service.tables
         pipe = self.redis.pipeline(transaction=False)
         pipe.set(node_key(self.node), "1", px=self.lease_ms)
-        changed: dict[str, str] = {}
-        for table_id, table in tables.items():
-            entry = self._entry(table)
-            if self._published.get(table_id) != entry:
-                changed[table_id] = entry
+        changed = self._changed_entries()
         gone = [t for t in self._published if t not in tables]
         if changed:
             pipe.hset(TABLES, mapping=changed)  # type: ignore[arg-type]  # redis types want a Mapping of unions
@@ -161,9 +165,7 @@ class Leases(Routes):
         for table_id in gone:
             self._published.pop(table_id, None)
             self.registry.pop(table_id, None)
-        self._published.update(changed)
-        for table_id, entry in changed.items():
-            self.registry[table_id] = json.loads(entry)
+        self._listed(changed)
         if changed or gone or online != self._online_written:
             self._online_written = online
             self._send(ALL, {"op": "lobby", "from": self.node})
