@@ -79,36 +79,31 @@ class SqlGameStore:
 
     async def settle(self, game_id: int) -> bool:
         """Add an ended deal to its players' totals and ratings; False if a lock held it up past the wait."""
+        return await self._settle(game_id) is not None
+
+    async def settle_pending(self) -> int:
+        """Settle every ended deal whose totals are still to be added (after a refusal, or by a stopped process)."""
+        def pending() -> list[int]:
+            with self.sessions() as session:
+                return repos.pending_totals(session=session)
+        try:
+            game_ids = await asyncio.to_thread(pending)
+        except Exception as exc:  # noqa: BLE001 - the database is away: next time
+            log.warning("settling ended deals failed: %s", str(exc).splitlines()[0])
+            return 0
+        # Through the settler, as at a deal's end: the deals go in groups, a locked one fails alone.
+        return sum(bool(done) for done in await asyncio.gather(*(self._settle(g) for g in game_ids)))
+
+    async def _settle(self, game_id: int) -> bool | None:
+        """Apply ``game_id``'s totals through the settler: True, False (added before), None (refused: later)."""
         def work(session: Session) -> bool:
             _lock_timeout(session)
             return repos.apply_totals(session=session, game_id=game_id)
         try:
-            await self.settler.run(work)
-            return True
+            return await self.settler.run(work)
         except Exception as exc:  # noqa: BLE001 - the end is stored: settle_pending comes back to it
             log.warning("the totals of game %s wait for later: %s", game_id, str(exc).splitlines()[0])
-            return False
-
-    async def settle_pending(self) -> int:
-        """Settle every ended deal whose totals are still to be added (after a refusal, or by a stopped process)."""
-        def work() -> int:
-            with self.sessions() as session:
-                pending = repos.pending_totals(session=session)
-            return self._settle(pending) if pending else 0
-        try:
-            return await asyncio.to_thread(work)
-        except Exception as exc:  # noqa: BLE001 - the database is away or a row stays locked: next time
-            log.warning("settling ended deals failed: %s", str(exc).splitlines()[0])
-            return 0
-
-    def _settle(self, game_ids: list[int]) -> int:
-        settled = 0
-        for game_id in game_ids:
-            with self.sessions() as session:
-                _lock_timeout(session)
-                settled += repos.apply_totals(session=session, game_id=game_id)
-                session.commit()
-        return settled
+            return None
 
     def claim(self, table_ids: Collection[str] | None) -> tuple[dict[str, int], list[SavedGame]]:
         """Raise the tables' fencing tokens and read their unfinished deals, in one transaction."""
