@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
-from tressette import VariantName
+from tressette import MATCH_TARGETS, VariantName
 
 MAX_DB_INT = 2**31 - 1
 """The largest id or count a database column holds (PostgreSQL ``integer``): larger ones name nothing."""
@@ -39,6 +39,15 @@ class CreateTable(_Msg):
     variant: VariantName = "tressette"
     opponent: Literal["anyone", "bot", "invite"] = "anyone"
     bot_level: str | None = None
+    target: int = Field(default=0, strict=True)
+    """0: a single deal; else a match to one of ``tressette.MATCH_TARGETS`` whole points."""
+
+    @field_validator("target")
+    @classmethod
+    def _a_format(cls, target: int) -> int:
+        if target != 0 and target not in MATCH_TARGETS:
+            raise ValueError(f"target is 0 (a single deal) or one of {list(MATCH_TARGETS)}")
+        return target
 
 
 class JoinTable(_Msg):

@@ -32,7 +32,8 @@ from tressette.cards import (
 )
 from tressette.deal import Deal, Outcome, Trick, replay, shuffled_deck
 from tressette.errors import IllegalMoveError, InvalidStateError
-from tressette.state import HIM, ME, AgentState, parse_state, state_from_view
+from tressette.match import MATCH_TARGETS, Match, deal_score, match_winner
+from tressette.state import HIM, ME, AgentState, MatchScore, parse_state, state_from_view
 from tressette.variant import Variant, VariantName
 from tressette.view import PlayerView, trick_to_dict, view_of
 
@@ -42,6 +43,7 @@ __all__ = [
     "CARD_NAMES",
     "HIM",
     "LAST_TRICK_BONUS",
+    "MATCH_TARGETS",
     "ME",
     "N_CARDS",
     "POINTS",
@@ -57,6 +59,8 @@ __all__ = [
     "IllegalMoveError",
     "InvalidStateError",
     "Mask",
+    "Match",
+    "MatchScore",
     "Outcome",
     "PlayerView",
     "Trick",
@@ -64,8 +68,10 @@ __all__ = [
     "VariantName",
     "beats",
     "card_name",
+    "deal_score",
     "cards_of",
     "mask_of",
+    "match_winner",
     "parse_card",
     "parse_state",
     "points_of",

@@ -7,7 +7,10 @@ information when the caller has it:
   "cards": [lead, follow]}`` and, optionally, ``"draws": {"me": card, "him": card}``
   (the cards each player drew after the trick, shown face up, while the stock lasted:
   with them the agent can rebuild the opponent's hand at each of its plays);
-- ``hispoints``: the opponent's points so far.
+- ``hispoints``: the opponent's points so far;
+- ``match``: in a match, ``{"target": 21, "me": 5, "him": 12}``: the target and both
+  players' whole points before this deal (``tressette.match``), so the agent can play for the
+  match rather than the deal.
 
 >>> s = parse_state({"hand": ["K 3", "K KAVAL", "D 2", "D AS", "B 7"],
 ...     "hiscards": ["D KAVAL", "D KRALJ", "D 3", "K 2", "K 7"],
@@ -39,8 +42,23 @@ from tressette.cards import (
 )
 from tressette.deal import Trick
 from tressette.errors import InvalidStateError
+from tressette.match import MATCH_TARGETS, MAX_MATCH_SCORE, match_winner
 from tressette.variant import Variant
 from tressette.view import PlayerView
+
+
+@dataclass(frozen=True, slots=True)
+class MatchScore:
+    """A match's standing before the deal, as the agent sees it: the target, its points and the opponent's."""
+
+    target: int
+    me: int
+    him: int
+
+    def to_dict(self) -> dict[str, int]:
+        """Return the ``match`` field's JSON."""
+        return {"target": self.target, "me": self.me, "him": self.him}
+
 
 ME, HIM = 0, 1
 """Seats inside an :class:`AgentState`: the agent is 0, its opponent 1."""
@@ -64,6 +82,7 @@ class AgentState:
     cfm: bool
     history: tuple[Trick, ...] | None = None
     hispoints: int | None = None
+    match: MatchScore | None = None
 
     @property
     def variant(self) -> Variant:
@@ -134,6 +153,8 @@ class AgentState:
             out["history"] = [_trick_dict(t) for t in self.history]
         if self.hispoints is not None:
             out["hispoints"] = self.hispoints
+        if self.match is not None:
+            out["match"] = self.match.to_dict()
         return out
 
     def to_json(self) -> str:
@@ -254,7 +275,22 @@ def parse_state(data: Mapping[str, Any] | str | bytes) -> AgentState:
         history = _parse_history(data["history"], played, points, leading=not inplay)
         if any(t.draws for t in history):
             _check_draws(history, hand, hiscards, inplay)
-    return AgentState(hand, hiscards, unknown, inplay, points, cfm, history, hispoints)
+    match = _parse_match(data["match"]) if data.get("match") is not None else None
+    return AgentState(hand, hiscards, unknown, inplay, points, cfm, history, hispoints, match)
+
+
+def _parse_match(raw: Any) -> MatchScore:
+    if not isinstance(raw, Mapping) or set(raw) != {"target", "me", "him"}:
+        raise InvalidStateError("'match' must be an object with exactly 'target', 'me' and 'him'")
+    target, me, him = (_int_field(raw, k) for k in ("target", "me", "him"))
+    if target not in MATCH_TARGETS:
+        raise InvalidStateError(f"'match.target' must be one of {list(MATCH_TARGETS)}, got {target}")
+    for name, value in (("me", me), ("him", him)):
+        if not 0 <= value <= MAX_MATCH_SCORE:
+            raise InvalidStateError(f"'match.{name}' must be between 0 and {MAX_MATCH_SCORE}, got {value}")
+    if match_winner(Variant.TRESSETTE, target, (me, him)) is not None:
+        raise InvalidStateError(f"'match': at {me}-{him} to {target} the match is over already")
+    return MatchScore(target, me, him)
 
 
 def _parse_history(raw: Any, played: frozenset[Card], points: int, *, leading: bool) -> tuple[Trick, ...]:

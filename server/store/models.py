@@ -96,6 +96,35 @@ class Game(Base):
     """How many moves the end was computed from; no move numbered from there on may be stored (a trigger)."""
     totals_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """The end is stored, the players' totals and ratings not yet (they are added in their own transaction)."""
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), index=True)
+    """The match this deal belongs to (None: a single deal)."""
+    match_deal: Mapped[int | None] = mapped_column(Integer)
+    """The deal's number inside its match (1, 2, ...)."""
+    match_before0: Mapped[int | None] = mapped_column(Integer)
+    """Seat 0's match total (whole points) before this deal."""
+    match_before1: Mapped[int | None] = mapped_column(Integer)
+
+
+class MatchRow(Base):
+    """A match at one table: deals added up in whole points to ``target`` (``tressette.match``)."""
+
+    __tablename__ = "matches"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(16), index=True)
+    variant: Mapped[str] = mapped_column(String(16))
+    target: Mapped[int] = mapped_column(Integer)
+    opponent: Mapped[str] = mapped_column(String(16))
+    bot_level: Mapped[str | None] = mapped_column(String(16))
+    player0_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    player1_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    status: Mapped[str] = mapped_column(String(16), default="playing", server_default="playing")
+    score0: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    score1: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    deals: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    winner_seat: Mapped[int | None] = mapped_column(Integer)
+    end_reason: Mapped[str | None] = mapped_column(String(16))
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class TableFence(Base):
