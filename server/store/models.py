@@ -216,3 +216,69 @@ class MoveAnalysis(Base):
     best_win: Mapped[float | None] = mapped_column(Float)
     label: Mapped[str] = mapped_column(String(16))
     kind: Mapped[str | None] = mapped_column(String(16))
+
+
+class Puzzle(Base):
+    """An endgame position where exactly one card (class) wins, with its proven solution (docs/protocol.md)."""
+
+    __tablename__ = "puzzles"
+    __table_args__ = (Index("ix_puzzles_variant_rating", "variant", "rating"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    position_key: Mapped[str] = mapped_column(String(64), unique=True)
+    """The position's canonical key: one puzzle per distinct position."""
+    variant: Mapped[str] = mapped_column(String(16))
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    move_number: Mapped[int] = mapped_column(Integer)
+    """The position is the one before this move of the game."""
+    seat: Mapped[int] = mapped_column(Integer)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    themes: Mapped[list[str]] = mapped_column(JSON)
+    depth: Mapped[int] = mapped_column(Integer)
+    legal: Mapped[int] = mapped_column(Integer)
+    missed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    after_mistake: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    rating: Mapped[float] = mapped_column(Float, default=1500.0, server_default="1500")
+    rating_rd: Mapped[float] = mapped_column(Float, default=350.0, server_default="350")
+    rating_volatility: Mapped[float] = mapped_column(Float, default=0.06, server_default="0.06")
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    solved: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class PuzzleAttempt(Base):
+    """A puzzle served to a user; answered once (``solved`` set then)."""
+
+    __tablename__ = "puzzle_attempts"
+    __table_args__ = (UniqueConstraint("puzzle_id", "user_id", name="uq_puzzle_attempts_puzzle_user"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    puzzle_id: Mapped[int] = mapped_column(ForeignKey("puzzles.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    served_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    solved: Mapped[bool | None] = mapped_column(Boolean)
+    cards: Mapped[list[int] | None] = mapped_column(JSON)
+    rating_before: Mapped[float | None] = mapped_column(Float)
+    rating_after: Mapped[float | None] = mapped_column(Float)
+
+
+class PuzzleRating(Base):
+    """A user's puzzle rating (Glicko-2; a solved puzzle is a win against it)."""
+
+    __tablename__ = "puzzle_ratings"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float, default=1500.0, server_default="1500")
+    rating_rd: Mapped[float] = mapped_column(Float, default=350.0, server_default="350")
+    rating_volatility: Mapped[float] = mapped_column(Float, default=0.06, server_default="0.06")
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    solved: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class PuzzleScan(Base):
+    """A game searched for puzzles, by which finder version, and how many it gave."""
+
+    __tablename__ = "puzzle_scans"
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True,
+                                         autoincrement=False)
+    version: Mapped[str] = mapped_column(String(32))
+    found: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    scanned_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
