@@ -107,7 +107,8 @@ class Lobby:
                                       msg.type, {"level": level}))
                 return
         table = Table(id=secrets.token_hex(4), variant=Variant(msg.variant), opponent=msg.opponent,
-                      bot_level=level, invite=secrets.token_urlsafe(8) if msg.opponent == "invite" else None)
+                      bot_level=level, invite=secrets.token_urlsafe(8) if msg.opponent == "invite" else None,
+                      target=msg.target)
         table.seats[0] = Seat(conn.user_id, conn.username, is_bot=False)
         if level is not None:
             table.seats[1] = await self._bot_seat(level)  # before the table is listed: a failure leaves none

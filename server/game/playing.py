@@ -14,10 +14,11 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from server.game.connection import Connection
-from server.game.records import FenceRefused, GameEnd, NewGame, SavedGame
+from server.game.records import FenceRefused, GameEnd, MatchDeal, MatchEnd, NewGame, SavedGame
 from server.game.replies import NOTICE_BOTS_BUSY, NOTICE_NO_BOT, not_seated, refusal
 from server.game.tables import Table
 from server.protocol import (
@@ -32,6 +33,8 @@ from tressette import (
     CardError,
     Deal,
     IllegalMoveError,
+    Match,
+    MatchScore,
     card_name,
     parse_card,
     state_from_view,
@@ -51,6 +54,9 @@ BOT_ANSWER_S = 15.0
 """A bot turn unanswered this long is asked again (a message lost between processes); a bot thinks ≤ 5 s."""
 BOT_RETRY_S = 1.0
 """A bot's move the store could not take is asked for again after this long (the store may be back)."""
+NEXT_DEAL_S = 20.0
+"""Between two deals of a match the next one starts by itself after this long (or when both say so):
+time to read the deal's summary, not a way to hold the match up."""
 
 
 class PlayingRoom:
@@ -78,11 +84,17 @@ class PlayingRoom:
         assert seats[0] is not None and seats[1] is not None
         first = table.next_first_leader
         deal = Deal.new(table.variant, first)
+        match, match_id = table.match, table.match_id
+        if table.target and (match is None or table.match_end is not None):  # a new match (a rematch's too)
+            match, match_id = Match(table.variant, table.target), None
         new = NewGame(table_id=table.id, deal_number=table.deal_number + 1, variant=table.variant.value,
                       opponent=table.opponent, players=(seats[0].user_id, seats[1].user_id),
-                      bot_level=table.bot_level, first_leader=first, deck=list(deal.deck))
+                      bot_level=table.bot_level, first_leader=first, deck=list(deal.deck),
+                      match=MatchDeal(table.target, match_id, match.deals + 1, match.scores) if match else None)
         # A table's first deal takes its fencing token in the same write (token 0 until then: nothing to guard).
-        table.game_id, table.fence = await self.stored(self.store.start_game(new, fence=table.fenced))
+        table.game_id, table.fence, table.match_id = await self.stored(self.store.start_game(new, fence=table.fenced))
+        if match is not table.match:
+            table.match, table.match_end = match, None
         table.next_first_leader = 1 - first
         table.deal = deal
         table.deal_number += 1
@@ -176,7 +188,8 @@ class PlayingRoom:
             event = {"kind": "trick", "seat": seat, "card": card_name(card), "trick": trick_to_dict(trick)}
         if deal.is_over:
             outcome = deal.outcome()
-            self.close_deal(outcome.points, outcome.winner, "finished", analyse=end is not None and end.analyse)
+            self.close_deal(outcome.points, outcome.winner, "finished", analyse=end is not None and end.analyse,
+                            match=end.match if end is not None else None)
             await self.broadcast(event)
             await self.broadcast({"kind": "end"})
             self.rooms.lobby_changed()
@@ -187,21 +200,54 @@ class PlayingRoom:
         await self.dispatch_bot()
 
     def end_record(self, points: tuple[int, int], winner: int, reason: str, *, moves: int) -> GameEnd:
-        """Return how the deal ends, after ``moves`` cards (its analysis is queued with it if wanted)."""
+        """Return how the deal ends, after ``moves`` cards (its analysis is queued with it if wanted).
+
+        In a match the end carries the match's totals after it: a finished deal adds its whole points,
+        a forfeit (``reason`` not ``finished``) adds none and loses the match.
+        """
         table = self.table
         assert table.game_id is not None and table.seats[0] and table.seats[1]
         bots_only = all(s is not None and s.is_bot for s in table.seats)
         return GameEnd(game_id=table.game_id, points=points, winner=winner, reason=reason,
                        variant=table.variant.value, players=(table.seats[0].user_id, table.seats[1].user_id),
-                       moves=moves, analyse=self.rooms.analysis.wanted(bots_only=bots_only, moves=moves))
+                       moves=moves, analyse=self.rooms.analysis.wanted(bots_only=bots_only, moves=moves),
+                       match=self.match_after(points, winner, reason, deals=1))
 
-    def close_deal(self, points: tuple[int, int], winner: int, reason: str, *, analyse: bool) -> None:
-        """Mark the deal over (stored already); a bot series goes on with its next deal."""
+    def match_after(self, points: tuple[int, int], winner: int, reason: str, *, deals: int) -> MatchEnd | None:
+        """Return the match's record after a deal ends (``deals`` 1) or a player forfeits between deals (0)."""
+        table = self.table
+        match = table.match
+        if match is None or table.match_id is None:
+            return None
+        if reason == "finished":
+            after = match.after(points)
+            return MatchEnd(table.match_id, after.scores, after.deals, after.winner,
+                            "finished" if after.is_over else None)
+        return MatchEnd(table.match_id, match.scores, match.deals + deals, winner, reason)
+
+    def close_match(self, end: MatchEnd) -> None:
+        """Take the match's stored record after a deal (or a forfeit) into the table."""
+        table = self.table
+        assert table.match is not None
+        table.match = Match(table.variant, table.target, end.scores, end.deals)
+        if end.winner is not None:
+            table.match_end = {"winner": end.winner, "margin": abs(end.scores[0] - end.scores[1]),
+                               "reason": end.reason}
+
+    def close_deal(self, points: tuple[int, int], winner: int, reason: str, *, analyse: bool,
+                   match: MatchEnd | None = None) -> None:
+        """Mark the deal over (stored already); a bot series goes on with its next deal, a match with its next deal."""
         table = self.table
         table.status = "finished"
         table.deadline = None
         table.result = table.result_of(points, winner, reason)
         table.match_wins[winner] += 1
+        if match is not None:
+            before = table.match.scores if table.match else (0, 0)
+            self.close_match(match)
+            table.result["match"] = {"before": list(before), "scores": list(match.scores), "deal": match.deals}
+            if table.match_going_on:
+                table.deadline = time.time() + NEXT_DEAL_S
         if analyse and table.game_id is not None:
             self.rooms.analysis.deal_ended(table.game_id)
         table.rematch = [bool(s and s.is_bot) for s in table.seats]
@@ -235,12 +281,25 @@ class PlayingRoom:
         await self.store.settle(end.game_id)
         if then is not None:
             then()
-        self.close_deal(points, 1 - loser, reason, analyse=end.analyse)
+        self.close_deal(points, 1 - loser, reason, analyse=end.analyse, match=end.match)
         if table.result is not None:
             table.result["cause"] = cause or reason
         await self.broadcast({"kind": "end", "reason": reason, "seat": loser, "cause": cause or reason})
         self.rooms.lobby_changed()
         await self.rooms.dispatch_waiting()
+
+    async def forfeit_match(self, *, loser: int, reason: str) -> None:
+        """Between two deals of a match, ``loser`` left (or stayed away): the match is lost, stored first."""
+        table = self.table
+        end = self.match_after((0, 0), 1 - loser, reason, deals=0)
+        if end is None or not table.match_going_on:
+            return
+        await self.stored(self.store.end_match(end, fence=table.fenced))
+        if table.game_id is not None:  # the match's rating moves with its last deal's settling
+            await self.store.settle(table.game_id)
+        self.close_match(end)
+        table.deadline = None
+        await self.broadcast({"kind": "match_end", "reason": reason, "seat": loser})
 
     async def dispatch_bot(self) -> None:
         """If a bot is to move, give the turn to a bot with room (or note that it waits for one)."""
@@ -268,6 +327,9 @@ class PlayingRoom:
             return
         table.bot_retry_at = time.time() + BOT_ANSWER_S
         state = state_from_view(view_of(deal, seat))
+        if table.match is not None:  # the bot plays for the match: it knows the totals before this deal
+            scores = table.match.scores
+            state = replace(state, match=MatchScore(table.target, scores[seat], scores[1 - seat]))
         remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
         await bot.send(out(BotTurn(table_id=table.id, turn=turn, level=s.level,
                                    time_ms=min(remaining_ms // 2, 5000), state=state.to_dict())))

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeAlias
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
 Fence: TypeAlias = tuple[str, int]
 """A table's id and the fencing token its owner holds: every write for the table carries it."""
@@ -30,6 +30,40 @@ class EndRefused(RuntimeError):
 
 
 @dataclass(frozen=True, slots=True)
+class MatchDeal:
+    """The match a deal belongs to, as its ``games`` row links it (``tressette.match``)."""
+
+    target: int
+    match_id: int | None
+    """None: the deal opens a new match (the store makes its ``matches`` row)."""
+    deal: int
+    """The deal's number inside the match: 1, 2, ..."""
+    before: tuple[int, int]
+    """Both seats' match totals (whole points) before the deal."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnd:
+    """A match's standing after a deal (or a forfeit between deals): stored with the deal's end."""
+
+    match_id: int
+    scores: tuple[int, int]
+    deals: int
+    winner: int | None = None
+    """The match's winner once it is over (its rating then moves, once); None while it goes on."""
+    reason: str | None = None
+    """How it ended: ``finished`` (the target reached), ``timeout`` or ``left`` (a forfeit)."""
+
+
+class Started(NamedTuple):
+    """What storing a new deal gives back: its game id, the table's token, and the match it belongs to."""
+
+    game_id: int
+    fence: int
+    match_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class NewGame:
     """A deal about to start: the ``games`` row's fields."""
 
@@ -41,6 +75,7 @@ class NewGame:
     bot_level: str | None
     first_leader: int
     deck: list[int]
+    match: MatchDeal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +92,8 @@ class GameEnd:
     """The number of moves the end was computed from: stored only if exactly these are stored."""
     analyse: bool = False
     """Queue the deal's post-game analysis, in the same write as its end."""
+    match: MatchEnd | None = None
+    """The deal's match after it (stored in the same write)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +120,7 @@ class SavedGame:
     players: tuple[Player, Player]
     moves: list[tuple[int, int]]
     """The cards played, in order, as ``(seat, card)``."""
+    match: MatchDeal | None = None
 
 
 class GameStore(Protocol):
@@ -95,8 +133,8 @@ class GameStore(Protocol):
         """Return the bot account ``username``, creating it if missing."""
         ...
 
-    async def start_game(self, game: NewGame, *, fence: Fence) -> tuple[int, int]:
-        """Store a new deal; return its game id and the table's token.
+    async def start_game(self, game: NewGame, *, fence: Fence) -> Started:
+        """Store a new deal; return its game id, the table's token and its match (opened here if new).
 
         Every write for a table carries its ``fence``; one older than the stored token raises
         :class:`FenceRefused` and writes nothing. Token 0 (a table's first deal) takes the table in
@@ -116,10 +154,16 @@ class GameStore(Protocol):
         """Store a deal's end (a forfeit: no move comes with it); :class:`EndRefused` if it is over already."""
         ...
 
+    async def end_match(self, end: MatchEnd, *, fence: Fence) -> None:
+        """Store a match forfeited between deals (a player left); :class:`EndRefused` if it is over already."""
+        ...
+
     async def settle(self, game_id: int) -> bool:
         """Add an ended deal to its players' totals and ratings (apart from the move writes); False if not now.
 
-        A deal not settled now is settled later by the store itself: the end is stored already.
+        A deal of a match adds to the totals only; the match moves the ratings once, when it has
+        ended (settled with its last deal). A deal not settled now is settled later by the store
+        itself: the end is stored already.
         """
         ...
 
@@ -155,6 +199,7 @@ class MemoryStore:
     games: dict[int, NewGame] = field(default_factory=dict)
     moves: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     ends: dict[int, GameEnd] = field(default_factory=dict)
+    matches: dict[int, MatchEnd] = field(default_factory=dict)
     accounts: dict[str, Player] = field(default_factory=dict)
     fences: dict[str, int] = field(default_factory=dict)
     settled: list[int] = field(default_factory=list)
@@ -181,16 +226,21 @@ class MemoryStore:
         if self.fences.get(fence[0], 0) != fence[1]:
             raise FenceRefused(f"table {fence[0]}: token {fence[1]} is stale")
 
-    async def start_game(self, game: NewGame, *, fence: Fence) -> tuple[int, int]:
-        """Keep ``game``; return its id and the table's token (0: taken now)."""
+    async def start_game(self, game: NewGame, *, fence: Fence) -> Started:
+        """Keep ``game``; return its id, the table's token (0: taken now) and its match (opened if new)."""
         await self._write()
         if fence[1] == 0:
             fence = (fence[0], self.claim([fence[0]])[0][fence[0]])
         self._check(fence)
         game_id = len(self.games) + 1
+        match = game.match
+        if match is not None and match.match_id is None:
+            match = replace(match, match_id=len(self.matches) + 1)
+            self.matches[match.match_id or 0] = MatchEnd(match.match_id or 0, (0, 0), 0)
+            game = replace(game, match=match)
         self.games[game_id] = game
         self.moves[game_id] = []
-        return game_id, fence[1]
+        return Started(game_id, fence[1], match.match_id if match else None)
 
     async def record_move(self, move: dict[str, Any], end: GameEnd | None, *, fence: Fence) -> None:
         """Keep ``move`` (and ``end``); refused as by the database: a second move of a number, a move after the end."""
@@ -204,7 +254,12 @@ class MemoryStore:
             raise EndRefused(f"game {end.game_id}: the end counts {end.moves} moves")
         self.moves[move["game_id"]].append(dict(move))
         if end is not None:
-            self.ends[end.game_id] = end
+            self._end(end)
+
+    def _end(self, end: GameEnd) -> None:
+        self.ends[end.game_id] = end
+        if end.match is not None:
+            self.matches[end.match.match_id] = end.match
 
     async def end_game(self, end: GameEnd, *, fence: Fence) -> None:
         """Keep ``end``, refused as by the database if the deal is over or has another number of moves."""
@@ -212,7 +267,15 @@ class MemoryStore:
         self._check(fence)
         if end.game_id in self.ends or end.moves != len(self.moves[end.game_id]):
             raise EndRefused(f"game {end.game_id}: over already, or not {end.moves} moves")
-        self.ends[end.game_id] = end
+        self._end(end)
+
+    async def end_match(self, end: MatchEnd, *, fence: Fence) -> None:
+        """Keep a match forfeited between deals (refused if it is over already)."""
+        await self._write()
+        self._check(fence)
+        if self.matches.get(end.match_id, end).winner is not None:
+            raise EndRefused(f"match {end.match_id} is over already")
+        self.matches[end.match_id] = end
 
     async def settle(self, game_id: int) -> bool:
         """Take note that ``game_id``'s totals were added."""
@@ -241,7 +304,7 @@ class MemoryStore:
             players = tuple(names.get(uid, Player(uid, f"user-{uid}", "player")) for uid in g.players)
             saved.append(SavedGame(game_id, g.table_id, g.variant, g.opponent, g.bot_level, g.deal_number,
                                    g.first_leader, list(g.deck), (players[0], players[1]),
-                                   [(m["seat"], m["card"]) for m in self.moves[game_id]]))
+                                   [(m["seat"], m["card"]) for m in self.moves[game_id]], g.match))
         return saved
 
     def health(self) -> dict[str, Any]:

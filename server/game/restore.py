@@ -14,7 +14,7 @@ from server.game.records import SavedGame
 from server.game.room import Room
 from server.game.rooms import Rooms, deal_of
 from server.game.tables import Seat, Table
-from tressette import Variant
+from tressette import Match, Variant
 
 
 class Restore:
@@ -42,6 +42,9 @@ class Restore:
         table = Table(id=game.table_id, variant=Variant(game.variant), opponent=game.opponent,
                       bot_level=game.bot_level, deal=deal_of(game), game_id=game.game_id, deal_number=game.deal_number,
                       status="playing", next_first_leader=1 - game.first_leader, fence=fence)
+        if game.match is not None:  # a match's deal: the match goes on from its totals before the deal
+            table.target, table.match_id = game.match.target, game.match.match_id
+            table.match = Match(table.variant, game.match.target, game.match.before, game.match.deal - 1)
         now = time.time()
         for seat, user in enumerate(game.players):
             table.seats[seat] = (Seat.bot(user.user_id, user.username) if user.role == "bot" else

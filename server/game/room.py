@@ -135,6 +135,8 @@ class Room(PlayingRoom):
 
         if table.status == "playing":
             await self.end_deal(loser=seat, reason="left", then=detach)  # stored first: may refuse
+        elif table.match_going_on:
+            await self.forfeit_match(loser=seat, reason="left")  # between deals: the match is lost
         detach()
         await self.vacate(seat)
         await conn.send(out(Left(table_id=table.id)))
@@ -212,7 +214,11 @@ class Room(PlayingRoom):
             gone = [i for i, s in enumerate(table.seats) if s and not s.is_bot and s.disconnected_at is not None
                     and now - s.disconnected_at > grace]
             for seat in gone:
+                await self.forfeit_match(loser=seat, reason="left")  # (a match between deals: lost)
                 await self.vacate(seat)
+            if (not gone and table.status == "finished" and table.match_going_on and all(table.seats)
+                    and table.deadline is not None and now > table.deadline):
+                await self.start_deal()  # the match's next deal, as both players would have asked
 
     def shift_clock(self, seconds: float) -> None:
         """Give the move clock and every reconnect grace ``seconds`` more (time the process could not run)."""

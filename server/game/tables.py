@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tressette import Deal, Variant, card_name, view_of
+from tressette import Deal, Match, Variant, card_name, view_of
 
 
 @dataclass(slots=True)
@@ -59,6 +59,14 @@ class Table:
     """Deals still to play after this one at a bot-versus-bot table."""
     fence: int = 0
     """The fencing token this process holds for the table: every write carries it (``records.Fence``)."""
+    target: int = 0
+    """0: single deals (rematch for another); else each deal belongs to a match to this many points."""
+    match: Match | None = None
+    """The match being played (or just over): its totals after the deals finished so far."""
+    match_id: int | None = None
+    """The match's ``matches`` row."""
+    match_end: dict[str, Any] | None = None
+    """How the match ended, once it has: ``{"winner", "margin", "reason"}``."""
     bot_retry_at: float | None = None
     """When to ask the bot again for its move: the store could not take it (the database was away), or
     no answer came (a message lost between processes)."""
@@ -84,6 +92,11 @@ class Table:
                 return i
         return None
 
+    @property
+    def match_going_on(self) -> bool:
+        """Return True between two deals of a match that is not over (the next deal is due)."""
+        return self.match is not None and not self.match.is_over and self.match_end is None
+
     def _header(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -91,6 +104,26 @@ class Table:
             "status": self.status,
             "opponent": self.opponent,
             "bot_level": self.bot_level,
+            "target": self.target,
+        }
+
+    def match_state(self) -> dict[str, Any] | None:
+        """Return the match's standing for the clients (None at a table of single deals).
+
+        ``scores``: both totals after the deals finished; ``deal``: the number (in the match) of the
+        deal being played or just finished; ``end``: how it ended, once it has; ``next_deal_at``:
+        when the next deal starts by itself (ms), between deals.
+        """
+        if not self.target:
+            return None
+        match = self.match
+        return {
+            "target": self.target,
+            "scores": list(match.scores) if match else [0, 0],
+            "deal": (match.deals if match else 0) + (1 if self.status == "playing" else 0),
+            "end": self.match_end,
+            "next_deal_at": (int(self.deadline * 1000) if self.deadline and self.status == "finished"
+                             and self.match_going_on else None),
         }
 
     def summary(self) -> dict[str, Any]:
@@ -127,6 +160,7 @@ class Table:
             "rematch": list(self.rematch),
             "invite": self.invite if with_invite else None,
             "notice": self.notice,
+            "match": self.match_state(),
         }
 
     def result_of(self, points: tuple[int, int], winner: int, reason: str) -> dict[str, Any]:

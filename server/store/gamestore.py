@@ -14,12 +14,12 @@ from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from server.game.records import Fence, GameEnd, NewGame, Player, SavedGame
+from server.game.records import Fence, GameEnd, MatchDeal, MatchEnd, NewGame, Player, SavedGame, Started
 from server.store import repos
-from server.store.models import Analysis, Game, Move, User
+from server.store.models import Analysis, Game, MatchRow, Move, User
 from server.store.writer import MoveWriter
 
 log = logging.getLogger("treset.store")
@@ -49,15 +49,25 @@ class SqlGameStore:
             return Player(user.id, user.username, user.role)
         return await self.writer.run(work)
 
-    async def start_game(self, game: NewGame, *, fence: Fence) -> tuple[int, int]:
-        """Insert the deal's ``games`` row; return its id and the table's token (token 0: claimed here)."""
-        def work(session: Session) -> tuple[int, int]:
+    async def start_game(self, game: NewGame, *, fence: Fence) -> Started:
+        """Insert the deal's ``games`` row (and, for a match's first deal, its ``matches`` row); return
+        its id, the table's token (token 0: claimed here) and its match id."""
+        def work(session: Session) -> Started:
             token = fence[1] or repos.claim_tables(session=session, table_ids=[fence[0]])[fence[0]]
+            match = game.match
+            match_id = match.match_id if match else None
+            if match is not None and match_id is None:
+                match_id = repos.open_match(session=session, match=MatchRow(
+                    table_id=game.table_id, variant=game.variant, target=match.target, opponent=game.opponent,
+                    bot_level=game.bot_level, player0_id=game.players[0], player1_id=game.players[1],
+                    status="playing", score0=0, score1=0, deals=0))
             row = repos.create_game(session=session, game=Game(
                 table_id=game.table_id, deal_number=game.deal_number, variant=game.variant,
                 opponent=game.opponent, player0_id=game.players[0], player1_id=game.players[1],
-                bot_level=game.bot_level, first_leader=game.first_leader, deck=list(game.deck), status="playing"))
-            return int(row.id), token
+                bot_level=game.bot_level, first_leader=game.first_leader, deck=list(game.deck), status="playing",
+                match_id=match_id, match_deal=match.deal if match else None,
+                match_before0=match.before[0] if match else None, match_before1=match.before[1] if match else None))
+            return Started(int(row.id), token, match_id)
         return await self.writer.run(work, fence=fence if fence[1] else None)
 
     async def record_move(self, move: dict[str, Any], end: GameEnd | None, *, fence: Fence) -> None:
@@ -76,6 +86,10 @@ class SqlGameStore:
     async def end_game(self, end: GameEnd, *, fence: Fence) -> None:
         """Record a forfeit."""
         await self.writer.run(lambda session: _finish(session, end), fence=fence)
+
+    async def end_match(self, end: MatchEnd, *, fence: Fence) -> None:
+        """Record a match forfeited between deals."""
+        await self.writer.run(lambda session: _finish_match(session, end), fence=fence)
 
     async def settle(self, game_id: int) -> bool:
         """Add an ended deal to its players' totals and ratings; False if a lock held it up past the wait."""
@@ -98,7 +112,11 @@ class SqlGameStore:
         """Apply ``game_id``'s totals through the settler: True, False (added before), None (refused: later)."""
         def work(session: Session) -> bool:
             _lock_timeout(session)
-            return repos.apply_totals(session=session, game_id=game_id)
+            added = repos.apply_totals(session=session, game_id=game_id)
+            match_id = repos.match_of(session=session, game_id=game_id)
+            # A match's rating moves once, when it has ended: with its last deal's settling.
+            rated = match_id is not None and repos.apply_match_rating(session=session, match_id=match_id)
+            return added or rated
         try:
             return await self.settler.run(work)
         except Exception as exc:  # noqa: BLE001 - the end is stored: settle_pending comes back to it
@@ -130,9 +148,14 @@ class SqlGameStore:
             players = [Player(u.id, u.username, u.role) for u in users if u is not None]
             assert len(players) == 2
             moves = [(m.seat, m.card) for m in repos.moves_of(session=session, game_id=game.id)]
+            match = None
+            if game.match_id is not None:
+                target = session.scalar(select(MatchRow.target).where(MatchRow.id == game.match_id))
+                match = MatchDeal(int(target or 0), game.match_id, game.match_deal or 1,
+                                  (game.match_before0 or 0, game.match_before1 or 0))
             saved.append(SavedGame(game.id, game.table_id, game.variant, game.opponent, game.bot_level,
                                    game.deal_number, game.first_leader, list(game.deck),
-                                   (players[0], players[1]), moves))
+                                   (players[0], players[1]), moves, match))
         return saved
 
     def health(self) -> dict[str, Any]:
@@ -149,5 +172,12 @@ def _lock_timeout(session: Session) -> None:
 def _finish(session: Session, end: GameEnd) -> None:
     repos.finish_game(session=session, game_id=end.game_id, points=end.points, winner=end.winner,
                       reason=end.reason, moves=end.moves)
+    if end.match is not None:
+        _finish_match(session, end.match)
     if end.analyse and session.get(Analysis, end.game_id) is None:
         session.add(Analysis(game_id=end.game_id, status="queued", attempts=0, requested_at=datetime.now(UTC)))
+
+
+def _finish_match(session: Session, end: MatchEnd) -> None:
+    repos.update_match(session=session, match_id=end.match_id, scores=end.scores, deals=end.deals,
+                       winner=end.winner, reason=end.reason)

@@ -123,6 +123,8 @@ class MatchRow(Base):
     deals: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     winner_seat: Mapped[int | None] = mapped_column(Integer)
     end_reason: Mapped[str | None] = mapped_column(String(16))
+    rating_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """The match has ended; its one rating update is still to be made (by the settler)."""
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 

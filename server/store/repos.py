@@ -7,6 +7,7 @@ import secrets
 import threading
 from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -16,7 +17,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from server.game.records import EndRefused
-from server.store.models import AuthToken, Game, Move, TableFence, User, UserTotals
+from server.store.models import AuthToken, Game, MatchRow, Move, TableFence, User, UserTotals
 from server.store.ratings import Rating, after_game
 
 _hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
@@ -190,25 +191,79 @@ def finish_game(*, session: Session, game_id: int, points: tuple[int, int], winn
 def apply_totals(*, session: Session, game_id: int) -> bool:
     """Add a finished game to its players' totals and ratings, once; return False if it had been added.
 
-    Any process may call it (the row's ``totals_pending`` is the once-only guard); the caller commits.
+    A deal of a match adds to the totals only; its match's rating update (:func:`apply_match_rating`)
+    follows once the match has ended. Any process may call it (the row's ``totals_pending`` is the
+    once-only guard); the caller commits.
     """
     row = session.execute(
         update(Game).where(Game.id == game_id, Game.totals_pending.is_(True)).values(totals_pending=False)
-        .returning(Game.player0_id, Game.player1_id, Game.points0, Game.points1, Game.winner_seat, Game.variant)
+        .returning(Game.player0_id, Game.player1_id, Game.points0, Game.points1, Game.winner_seat, Game.variant,
+                   Game.match_id)
         .execution_options(synchronize_session=False)).first()
     if row is None:
         return False
-    p0, p1, points0, points1, winner, variant = row
+    p0, p1, points0, points1, winner, variant, match_id = row
     # Locked in one order (by user id) so two games of the same players ending together cannot deadlock.
     totals = {uid: totals_row(session=session, user_id=uid, variant=variant, lock=True) for uid in sorted({p0, p1})}
     session.flush()
-    add_result(totals[p0], totals[p1], points=(points0 or 0, points1 or 0), winner=winner or 0)
+    add_result(totals[p0], totals[p1], points=(points0 or 0, points1 or 0), winner=winner or 0,
+               rated=match_id is None)
     return True
 
 
+def apply_match_rating(*, session: Session, match_id: int) -> bool:
+    """Move the players' ratings by an ended match, once; return False if there was nothing to do."""
+    row = session.execute(
+        update(MatchRow).where(MatchRow.id == match_id, MatchRow.rating_pending.is_(True))
+        .values(rating_pending=False)
+        .returning(MatchRow.player0_id, MatchRow.player1_id, MatchRow.winner_seat, MatchRow.variant)
+        .execution_options(synchronize_session=False)).first()
+    if row is None:
+        return False
+    p0, p1, winner, variant = row
+    totals = {uid: totals_row(session=session, user_id=uid, variant=variant, lock=True) for uid in sorted({p0, p1})}
+    session.flush()
+    rate(totals[p0], totals[p1], winner=winner or 0)
+    return True
+
+
+def match_of(*, session: Session, game_id: int) -> int | None:
+    """Return the match a game belongs to (None: a single deal)."""
+    return session.scalar(select(Game.match_id).where(Game.id == game_id))
+
+
+def open_match(*, session: Session, match: MatchRow) -> int:
+    """Insert a new match row; return its id."""
+    session.add(match)
+    session.flush()
+    return int(match.id)
+
+
+def update_match(*, session: Session, match_id: int, scores: tuple[int, int], deals: int, winner: int | None,
+                 reason: str | None) -> None:
+    """Store a match's totals after a deal and, once it is over, how it ended (its rating then pending).
+
+    Raises:
+        EndRefused: the match is over already.
+    """
+    values: dict[str, Any] = {"score0": scores[0], "score1": scores[1], "deals": deals}
+    if winner is not None:
+        values.update(status="finished", winner_seat=winner, end_reason=reason, ended_at=datetime.now(UTC),
+                      rating_pending=True)
+    done = session.execute(update(MatchRow).where(MatchRow.id == match_id, MatchRow.status == "playing")
+                           .values(**values).execution_options(synchronize_session=False))
+    if done.rowcount != 1:  # type: ignore[attr-defined]
+        raise EndRefused(f"match {match_id} is over already")
+
+
 def pending_totals(*, session: Session, limit: int = 1000) -> list[int]:
-    """Return finished games whose totals are still to be added (oldest first)."""
-    return list(session.scalars(select(Game.id).where(Game.totals_pending.is_(True)).order_by(Game.id).limit(limit)))
+    """Return finished games whose totals are still to be added (oldest first), and the last deal of each
+    ended match whose rating is still to be moved (settling that deal moves it)."""
+    games = list(session.scalars(select(Game.id).where(Game.totals_pending.is_(True)).order_by(Game.id).limit(limit)))
+    last_deals = session.scalars(
+        select(func.max(Game.id)).join(MatchRow, MatchRow.id == Game.match_id)
+        .where(MatchRow.rating_pending.is_(True)).group_by(Game.match_id).limit(limit))
+    return sorted(set(games) | {g for g in last_deals if g is not None})
 
 
 def claim_tables(*, session: Session, table_ids: Collection[str]) -> dict[str, int]:
@@ -240,14 +295,21 @@ def fences_held(*, session: Session, fences: Collection[tuple[str, int]]) -> set
     return {(table_id, fence) for table_id, fence in session.execute(query)}
 
 
-def add_result(a: UserTotals, b: UserTotals, *, points: tuple[int, int], winner: int) -> None:
-    """Add one game between ``a`` (seat 0) and ``b`` (seat 1) to their totals and Glicko-2 ratings."""
-    ra, rb = after_game(Rating(a.rating, a.rating_rd, a.rating_volatility),
-                        Rating(b.rating, b.rating_rd, b.rating_volatility), winner)
-    for seat, (totals, rating) in enumerate(((a, ra), (b, rb))):
+def add_result(a: UserTotals, b: UserTotals, *, points: tuple[int, int], winner: int, rated: bool = True) -> None:
+    """Add one game between ``a`` (seat 0) and ``b`` (seat 1) to their totals and (``rated``) Glicko-2 ratings."""
+    for seat, totals in enumerate((a, b)):
         totals.games += 1
         totals.wins += int(winner == seat)
         totals.points += points[seat]
+    if rated:
+        rate(a, b, winner=winner)
+
+
+def rate(a: UserTotals, b: UserTotals, *, winner: int) -> None:
+    """Move ``a``'s (seat 0) and ``b``'s ratings by one rated game that ``winner`` won."""
+    ra, rb = after_game(Rating(a.rating, a.rating_rd, a.rating_volatility),
+                        Rating(b.rating, b.rating_rd, b.rating_volatility), winner)
+    for totals, rating in ((a, ra), (b, rb)):
         totals.rating, totals.rating_rd, totals.rating_volatility = rating.rating, rating.rd, rating.volatility
 
 

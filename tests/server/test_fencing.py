@@ -52,7 +52,7 @@ async def _start(store: SqlGameStore, table_id: str, players: tuple[int, int]) -
     deal = Deal.new(Variant.TRESSETTE, 0)
     fences, _ = await asyncio.to_thread(store.claim, [table_id])
     fence = (table_id, fences[table_id])
-    game_id, _ = await store.start_game(NewGame(table_id, 1, "tressette", "anyone", players, None, 0, list(deal.deck)),
+    game_id, _, _ = await store.start_game(NewGame(table_id, 1, "tressette", "anyone", players, None, 0, list(deal.deck)),
                                      fence=fence)
     return deal, game_id, fence
 

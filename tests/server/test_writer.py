@@ -45,7 +45,7 @@ def test_tables_moves_are_committed_in_groups_and_in_order(sqlite_url: str) -> N
 
     async def table(n: int) -> int:
         deal = Deal.new(Variant.TRESSETTE, 0)
-        game_id, token = await store.start_game(NewGame(f"t{n}", 1, "tressette", "invite", players, None, 0,
+        game_id, token, _ = await store.start_game(NewGame(f"t{n}", 1, "tressette", "invite", players, None, 0,
                                                         list(deal.deck)), fence=(f"t{n}", 0))  # taken here
         fence = (f"t{n}", token)
         for number in range(40):
@@ -87,7 +87,7 @@ def test_a_refused_write_fails_alone(sqlite_url: str) -> None:
     async def main() -> list[object]:
         deal = Deal.new(Variant.TRESSETTE, 0)
         fence = ("t", store.claim(["t"])[0]["t"])
-        game_id, _ = await store.start_game(NewGame("t", 1, "tressette", "invite", (user_id, user_id), None, 0,
+        game_id, _, _ = await store.start_game(NewGame("t", 1, "tressette", "invite", (user_id, user_id), None, 0,
                                                     list(deal.deck)), fence=fence)
         good = [_move(game_id, user_id, deal, n) for n in range(3)]
         bad = dict(good[0], game_id=game_id + 999, move_number=0)  # no such game: the database refuses it

@@ -46,9 +46,9 @@ from tests.server.client import Client, is_table, my_turn, open_pair
 from tests.stats.test_admin import typed_csv_row
 from tressette import POINTS, Deal, Variant, card_name
 
-RAW_TABLES = ("games", "moves", "analyses", "move_analyses", "auth_tokens")
+RAW_TABLES = ("games", "moves", "analyses", "move_analyses", "auth_tokens", "matches", "puzzles")
 READABLE = {"cards", "user_totals", "users", "games_named", "moves_named", "move_analyses_named", "finished_games",
-            "finished_moves", "finished_analyses", "finished_move_analyses"}
+            "finished_moves", "finished_analyses", "finished_move_analyses", "finished_matches", "finished_puzzles"}
 
 
 def _conninfo(url: str, **over: str) -> str:

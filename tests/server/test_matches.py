@@ -1,0 +1,137 @@
+"""Matches in the game service, in-process (store and transport in memory): deals linked, totals, the end.
+
+The same through the real server, PostgreSQL and a bot is in tests/web/test_match.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from server.game.connection import Connection
+from server.game.hub import Hub
+from server.game.records import MemoryStore
+from server.game.transport import MemoryTransport
+from tests.server.test_game_service import last_table, make_hub, player, send
+from tressette import Match, Variant, card_name, deal_score
+
+
+async def match_table(hub: Hub, target: int, variant: str = "tressette"
+                      ) -> tuple[str, list[tuple[Connection, MemoryTransport]]]:
+    a = await player(hub, 1, "ann")
+    b = await player(hub, 2, "bob")
+    await send(hub, a[0], type="create_table", variant=variant, opponent="invite", target=target)
+    t = last_table(a[1])
+    assert t["target"] == target and t["match"] == {"target": target, "scores": [0, 0], "deal": 0, "end": None,
+                                                    "next_deal_at": None}
+    await send(hub, b[0], type="join_table", table_id=t["id"], invite=t["invite"])
+    return t["id"], [a, b]
+
+
+async def play_deal(hub: Hub, table_id: str, seats: list[tuple[Connection, MemoryTransport]],
+                    rng: random.Random) -> None:
+    table = hub.tables[table_id]
+    while table.status == "playing":
+        assert table.deal is not None
+        s = table.seats[table.deal.to_move]
+        assert s is not None
+        conn = next(c for c, _ in seats if c.user_id == s.user_id)
+        await send(hub, conn, type="play", table_id=table_id, card=card_name(rng.choice(table.deal.legal_moves())))
+
+
+def events(transport: MemoryTransport) -> list[dict[str, Any]]:
+    return [m["event"] for m in transport.of_type("table") if m.get("event")]
+
+
+def test_a_match_to_11_adds_whole_points_until_one_wins_then_a_rematch_opens_a_new_one() -> None:
+    async def main() -> None:
+        for variant in (Variant.TRESSETTE, Variant.KIFAMENO):
+            store = MemoryStore()
+            hub = make_hub(store)
+            rng = random.Random(5)
+            table_id, seats = await match_table(hub, 11, variant.value)
+            table = hub.tables[table_id]
+            expected = Match(variant, 11)
+            leaders = []
+            while True:
+                assert table.deal is not None
+                leaders.append(table.deal.first_leader)
+                game_id = table.game_id or 0
+                assert store.games[game_id].match is not None
+                assert store.games[game_id].match.before == expected.scores  # type: ignore[union-attr]
+                assert store.games[game_id].match.deal == expected.deals + 1  # type: ignore[union-attr]
+                assert last_table(seats[1][1])["match"]["deal"] == expected.deals + 1
+                await play_deal(hub, table_id, seats, rng)
+                expected = expected.after(store.ends[game_id].points)
+                seen = last_table(seats[0][1])
+                assert seen["match"]["scores"] == list(expected.scores)
+                assert seen["result"]["match"] == {"before": list(store.games[game_id].match.before),  # type: ignore[union-attr]
+                                                   "scores": list(expected.scores), "deal": expected.deals}
+                assert store.ends[game_id].match is not None
+                assert store.ends[game_id].match.scores == expected.scores  # type: ignore[union-attr]
+                if expected.is_over:
+                    break
+                assert seen["match"]["end"] is None and seen["match"]["next_deal_at"] is not None
+                for conn, _ in seats:  # both ask for the next deal
+                    await send(hub, conn, type="rematch", table_id=table_id)
+                assert table.status == "playing"
+            end = last_table(seats[1][1])["match"]["end"]
+            assert end == {"winner": expected.winner, "margin": expected.margin(), "reason": "finished"}
+            assert all(b == 1 - a for a, b in zip(leaders, leaders[1:], strict=False))  # the first lead alternates
+            assert len({g.match.match_id for g in store.games.values() if g.match}) == 1  # type: ignore[union-attr]
+            first_match = table.match_id
+            for conn, _ in seats:  # a rematch after the match: a new match from 0-0
+                await send(hub, conn, type="rematch", table_id=table_id)
+            assert table.status == "playing" and table.match_id != first_match
+            assert last_table(seats[0][1])["match"]["scores"] == [0, 0]
+            assert sum(deal_score(store.ends[g].points)[0] for g in store.ends) == expected.scores[0]
+
+    asyncio.run(main())
+
+
+def test_a_timeout_or_leaving_between_deals_forfeits_the_match() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        rng = random.Random(1)
+        table_id, seats = await match_table(hub, 21)
+        table = hub.tables[table_id]
+        assert table.deal is not None and table.deadline is not None
+        late = table.deal.to_move
+        table.deadline -= 61
+        await hub.tick()
+        end = store.ends[table.game_id or 0]
+        assert end.reason == "timeout" and end.match is not None
+        assert end.match.winner == 1 - late and end.match.reason == "timeout" and end.match.scores == (0, 0)
+        assert last_table(seats[0][1])["match"]["end"] == {"winner": 1 - late, "margin": 0, "reason": "timeout"}
+
+        other_id, others = await match_table(hub, 11)
+        await play_deal(hub, other_id, others, rng)
+        other = hub.tables[other_id]
+        assert other.match_going_on and other.deadline is not None
+        await send(hub, others[1][0], type="leave_table", table_id=other_id)  # bob leaves between deals
+        forfeit = store.matches[other.match_id or 0]
+        assert forfeit.winner == 0 and forfeit.reason == "left" and forfeit.deals == 1
+        assert {"kind": "match_end", "reason": "left", "seat": 1} in events(others[0][1])
+        assert last_table(others[0][1])["match"]["end"]["winner"] == 0
+
+    asyncio.run(main())
+
+
+def test_the_next_deal_of_a_match_starts_by_itself() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        table_id, seats = await match_table(hub, 31)
+        table = hub.tables[table_id]
+        await play_deal(hub, table_id, seats, random.Random(2))
+        assert table.status == "finished" and table.deadline is not None
+        await hub.tick()
+        assert table.status == "finished"  # not yet
+        table.deadline -= 60
+        await hub.tick()
+        assert table.status == "playing" and table.match is not None and table.match.deals == 1
+        assert last_table(seats[0][1])["match"]["deal"] == 2
+
+    asyncio.run(main())
