@@ -1,6 +1,6 @@
-"""Public statistics and replays: leaderboard, player profiles, finished games move by move.
+"""Public statistics and replays: leaderboard, player profiles, finished games move by move, matches.
 
-A game in progress is never exposed; a replay is for the game's players and admins.
+A game in progress is never exposed; a replay (and a match's page) is for its players and admins.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from sqlalchemy import or_, select
 from server.api.deps import DB, CurrentUser
 from server.game.analysis import analysed_accuracy
 from server.protocol import MAX_DB_INT
-from server.store.models import Game, Move, User, UserTotals
+from server.store.models import Analysis, Game, MatchRow, Move, User, UserTotals
 from server.store.rankings import RankOrder, ranking
-from tressette import Deal, Variant, VariantName, card_name, trick_to_dict
+from tressette import Deal, Variant, VariantName, card_name, deal_score, trick_to_dict
 
 router = APIRouter(prefix="/api", tags=["stats"])
 GameId = Annotated[int, Path(ge=1, le=MAX_DB_INT, description="a game's id (ids beyond the column's range: 422)")]
+MatchId = Annotated[int, Path(ge=1, le=MAX_DB_INT, description="a match's id (ids beyond the column's range: 422)")]
 
 
 @router.get("/leaderboard")
@@ -51,7 +52,7 @@ def profile(username: Annotated[str, Path(max_length=64)], session: DB) -> dict[
         opponent = session.get(User, g.player1_id if seat == 0 else g.player0_id)
         recent.append({"id": g.id, "variant": g.variant, "opponent": opponent.username if opponent else None,
                        "points": [g.points0, g.points1][seat], "opponent_points": [g.points0, g.points1][1 - seat],
-                       "won": g.winner_seat == seat, "reason": g.end_reason,
+                       "won": g.winner_seat == seat, "reason": g.end_reason, "match_id": g.match_id,
                        "ended_at": g.ended_at.isoformat() if g.ended_at else None})
     return {"username": user.username, "role": user.role, "totals": totals, "recent_games": recent}
 
@@ -81,6 +82,8 @@ def replay_record(game: Game, moves: list[Move], names: tuple[str, str]) -> dict
         "hands": [[card_name(c) for c in game.deck[:10]], [card_name(c) for c in game.deck[10:20]]],
         "moves": records, "tricks": [trick_to_dict(t) for t in deal.history],
         "points": [game.points0, game.points1], "winner": game.winner_seat, "reason": game.end_reason,
+        "match": ({"id": game.match_id, "deal": game.match_deal, "before": [game.match_before0, game.match_before1]}
+                  if game.match_id is not None else None),
     }
 
 
@@ -96,6 +99,26 @@ def _load(game_id: int, session: DB, user: User) -> dict[str, Any]:
 def replay(game_id: GameId, session: DB, user: CurrentUser) -> dict[str, Any]:
     """Return a finished game move by move (JSON)."""
     return _load(game_id, session, user)
+
+
+@router.get("/matches/{match_id}")
+def match_page(match_id: MatchId, session: DB, user: CurrentUser) -> dict[str, Any]:
+    """Return a match and its finished deals (each with its replay's game id), for its players and admins."""
+    match = session.get(MatchRow, match_id)
+    if match is None:
+        raise HTTPException(404, "no match with that id")
+    if user.role != "admin" and user.id not in (match.player0_id, match.player1_id):
+        raise HTTPException(403, "only the match's players and admins may see it")
+    names = [u.username if (u := session.get(User, uid)) else "?" for uid in (match.player0_id, match.player1_id)]
+    games = session.execute(select(Game, Analysis.status).outerjoin(Analysis, Analysis.game_id == Game.id)
+                            .where(Game.match_id == match.id, Game.status == "finished").order_by(Game.match_deal))
+    deals = [{"game_id": g.id, "deal": g.match_deal, "before": [g.match_before0, g.match_before1],
+              "points": [g.points0, g.points1], "whole": list(deal_score((g.points0 or 0, g.points1 or 0))) if g.end_reason == "finished" else [0, 0],
+              "winner": g.winner_seat, "reason": g.end_reason, "analysis": status} for g, status in games]
+    return {"id": match.id, "variant": match.variant, "target": match.target, "players": names,
+            "status": match.status, "scores": [match.score0, match.score1], "winner": match.winner_seat,
+            "reason": match.end_reason, "started_at": match.started_at.isoformat(),
+            "ended_at": match.ended_at.isoformat() if match.ended_at else None, "deals": deals}
 
 
 @router.get("/games/{game_id}/record.txt", response_class=PlainTextResponse)

@@ -245,7 +245,8 @@ class PlayingRoom:
         if match is not None:
             before = table.match.scores if table.match else (0, 0)
             self.close_match(match)
-            table.result["match"] = {"before": list(before), "scores": list(match.scores), "deal": match.deals}
+            table.result["match"] = {"id": match.match_id, "before": list(before), "scores": list(match.scores),
+                                     "deal": match.deals}
             if table.match_going_on:
                 table.deadline = time.time() + NEXT_DEAL_S
         if analyse and table.game_id is not None:

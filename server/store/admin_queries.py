@@ -32,7 +32,8 @@ EXPORT_COLUMNS = ("game_id", "move_number", "trick_number", "variant", "username
                   "table_cards", "won_self", "won_opponent", "card", "first_card", "score", "opponent_score",
                   "stock_size", "drawn_self", "drawn_opponent", "mover_won", "created_at", "deal_number",
                   "first_leader", "opponent", "rating", "opponent_rating", "end_reason", "final_score",
-                  "final_opponent_score", "margin", "loss", "label", "best_card")
+                  "final_opponent_score", "margin", "match_id", "match_deal", "match_score", "match_opponent_score",
+                  "loss", "label", "best_card")
 """Named as in the SQL views (``moves_named``; ``player`` and ``table`` were renamed ``username`` and
 ``table_cards`` for that, issue #26); docs/admin.md describes each. The last three come from the
 game's analysis (empty when it has none): points the card lost against the best one (thirds), its label
@@ -203,6 +204,8 @@ def export_statement(f: ExportFilters) -> Select[*tuple[Any, ...]]:
         Game.winner_seat == Move.seat, Move.created_at,
         Game.deal_number, Game.first_leader, opponent.username, mine.rating, theirs.rating, Game.end_reason,
         own_final, their_final, own_final - their_final,
+        Game.match_id, Game.match_deal, case((Move.seat == 0, Game.match_before0), else_=Game.match_before1),
+        case((Move.seat == 0, Game.match_before1), else_=Game.match_before0),
         MoveAnalysis.loss, MoveAnalysis.label, MoveAnalysis.best_card]
     stmt: Select[*tuple[Any, ...]] = (
         # Labelled with the export's names: two columns read the same won pile, and the result needs them apart.
@@ -340,7 +343,8 @@ def search_games(session: Session, f: GameFilters, *, limit: int = 50, offset: i
     return {"total": total, "games": [
         {"id": g.id, "variant": g.variant, "players": [a, b], "points": [g.points0, g.points1],
          "winner": g.winner_seat, "reason": g.end_reason, "bot_level": g.bot_level, "status": g.status,
-         "started_at": _iso(g.started_at), "ended_at": _iso(g.ended_at), "analysis": analysis}
+         "started_at": _iso(g.started_at), "ended_at": _iso(g.ended_at), "analysis": analysis,
+         "match_id": g.match_id, "match_deal": g.match_deal}
         for g, a, b, analysis in rows]}
 
 

@@ -66,7 +66,8 @@ def test_a_match_to_11_adds_whole_points_until_one_wins_then_a_rematch_opens_a_n
                 expected = expected.after(store.ends[game_id].points)
                 seen = last_table(seats[0][1])
                 assert seen["match"]["scores"] == list(expected.scores)
-                assert seen["result"]["match"] == {"before": list(store.games[game_id].match.before),  # type: ignore[union-attr]
+                assert seen["result"]["match"] == {"id": table.match_id,
+                                                   "before": list(store.games[game_id].match.before),  # type: ignore[union-attr]
                                                    "scores": list(expected.scores), "deal": expected.deals}
                 assert store.ends[game_id].match is not None
                 assert store.ends[game_id].match.scores == expected.scores  # type: ignore[union-attr]

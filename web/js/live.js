@@ -16,7 +16,7 @@ export const live = {
   confirmLeave: null, // the table whose "leave?" question is open
   showLast: false, // the last trick shown under the table (reset on every route change)
   draft: "", // the chat line being typed (survives re-renders)
-  form: { variant: "tressette", opponent: "anyone", level: "normal" },
+  form: { variant: "tressette", opponent: "anyone", level: "normal", target: "0" },
   upgrade: { open: false, username: "", password: "" }, // a guest's registration form, as typed
 };
 

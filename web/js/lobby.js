@@ -7,6 +7,7 @@ import { formErrorText, live, rerender, send, toast } from "./live.js";
 import { rulesButton } from "./rules.js";
 
 const VARIANTS = ["tressette", "kifameno"];
+const TARGETS = ["0", "11", "21", "31"]; // a single deal, or a match to 11, 21 or 31 (tressette.MATCH_TARGETS)
 let afterUpgrade = () => {};
 const LEVELS = ["beginner", "novice", "easy", "normal", "strong", "master"]; // until the server says which levels the connected bots play
 
@@ -60,15 +61,17 @@ function quickPlay() {
 function newTableForm() {
   // Every lobby update re-renders this view, so the choices live in `live.form`: a table appearing must not reset them.
   const form = live.form;
-  const choice = (id, values) => h("select", { id, onchange: (e) => { form[id] = e.target.value; rerender(); } },
-    values.map((v) => h("option", { value: v, selected: v === form[id] }, t(v))));
+  const choice = (id, values, name = (v) => t(v)) => h("select", { id, onchange: (e) => { form[id] = e.target.value; rerender(); } },
+    values.map((v) => h("option", { value: v, selected: v === form[id] }, name(v))));
   const variant = choice("variant", VARIANTS);
+  const target = choice("target", TARGETS, (v) => t(`format_${v}`));
   const opponent = choice("opponent", ["anyone", "bot", "invite"]);
   const level = choice("level", levels());
   const create = () => send({ type: "create_table", variant: variant.value, opponent: opponent.value,
-    bot_level: opponent.value === "bot" ? level.value : null });
+    bot_level: opponent.value === "bot" ? level.value : null, target: Number(target.value) });
   return h("section", { class: "panel" }, h("h2", {}, t("newTable")),
-    h("div", { class: "row" }, h("label", {}, t("variant"), " ", variant), h("label", {}, t("opponent"), " ", opponent),
+    h("div", { class: "row" }, h("label", {}, t("variant"), " ", variant), h("label", {}, t("format"), " ", target),
+      h("label", {}, t("opponent"), " ", opponent),
       form.opponent === "bot" ? h("label", { id: "level-field" }, t("level"), " ", level) : null,
       h("button", { id: "create", onclick: create }, t("create"))));
 }
@@ -90,7 +93,8 @@ function tableRow(tb, me) {
     : tb.status === "waiting"
       ? h("button", { onclick: () => send({ type: "join_table", table_id: tb.id }), "data-join": tb.id }, t("join"))
       : h("button", { class: "ghost", onclick: () => goTo(tb.id), "data-watch": tb.id }, t("watch"));
-  return h("tr", {}, h("td", {}, t(tb.variant)), h("td", {}, players), h("td", {}, action));
+  const game = tb.target ? `${t(tb.variant)} · ${t(`format_${tb.target}`)}` : t(tb.variant);
+  return h("tr", {}, h("td", {}, game), h("td", {}, players), h("td", {}, action));
 }
 
 function guestPanel(me) {

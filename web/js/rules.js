@@ -31,6 +31,11 @@ const TEXT = {
     kifameno: "Kifameno (Ciapano, \"who takes less\"): the same play, but the player with fewer points wins.",
     keys: "At the table, keys 1–9 and 0 play your first to tenth playable card; a click or a key skips the pause "
       + "after a trick.",
+    match: "Matches to 11, 21 or 31: each deal adds the whole points each player took (11 a deal, thirds dropped). "
+      + "In Tressette the first to reach the target at the end of a deal wins the match; if both reach it in the "
+      + "same deal, the higher total wins. In Kifameno the first to reach the target loses; if both reach it, the "
+      + "higher total loses. Equal totals play another deal. The first lead alternates between deals; leaving or "
+      + "running out of time loses the match.",
   },
   sl: {
     title: "Kako se igra",
@@ -52,6 +57,11 @@ const TEXT = {
     kifameno: "Kifameno (Ciapano, \"kdo vzame manj\"): enaka igra, a zmaga igralec z manj točkami.",
     keys: "Za mizo tipke 1–9 in 0 odigrajo prvo do deseto karto, ki jo smeš igrati; klik ali tipka preskoči premor po "
       + "štihu.",
+    match: "Partije do 11, 21 ali 31: vsaka igra prišteje cele točke, ki jih je vzel vsak igralec (11 na igro, brez "
+      + "tretjin). Pri tressetu partijo dobi, kdor prvi doseže cilj ob koncu igre; če ga v isti igri dosežeta oba, "
+      + "zmaga višji seštevek. Pri kifamenu partijo izgubi, kdor prvi doseže cilj; če ga dosežeta oba, izgubi višji "
+      + "seštevek. Pri enakem seštevku se igra še ena igra. Prvi izigra izmenično; kdor zapusti mizo ali mu zmanjka "
+      + "časa, izgubi partijo.",
   },
 };
 
@@ -69,6 +79,7 @@ export function rulesContent(variant = null) {
     h("p", { id: "rules-dots" }, x.dots),
     h("p", {}, x.points), h("p", {}, x.play), h("p", {}, x.stock),
     goals.map((g) => h("p", { class: "goal" }, g)),
+    h("p", { id: "rules-match" }, x.match),
     h("p", { class: "hint" }, x.keys));
 }
 

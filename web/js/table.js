@@ -8,6 +8,7 @@ import { cardEl, POINTS } from "./cards.js";
 import { h } from "./dom.js";
 import { points, pointsText, t } from "./i18n.js";
 import { announce, live, noticeText, rerender, send, toast } from "./live.js";
+import { matchEndLine, matchHead, matchSummary, tickMatch } from "./match.js";
 import { drawRevealEl, hideDraws, revealDraws } from "./reveal.js";
 import { rulesButton } from "./rules.js";
 
@@ -65,9 +66,9 @@ function applyEvent(table, ev, prev, q, onShown) {
   if (ev.kind === "start") {
     taken.delete(table.id);
     hideDraws(table.id);
-  } else if (ev.kind === "end") {
+  } else if (ev.kind === "end" || ev.kind === "match_end") {
     hideDraws(table.id);
-    if (table.result) announce(`${endHeading(table)} ${causeLine(table)}`);
+    if (table.result) announce([endHeading(table), causeLine(table), matchEndLine(table)].filter(Boolean).join(" "));
   } else if (ev.kind === "disconnect" || ev.kind === "reconnect") {
     const name = table.players[ev.seat]?.username ?? "—";
     if (ev.seat !== table.you) announce(ev.kind === "disconnect" ? t("awayNoClock", { name }) : t("isBack", { name }));
@@ -186,6 +187,7 @@ export function tickTable(id) {
     const node = document.getElementById(`presence-${seat}`);
     if (node) node.textContent = presenceLine(table, seat);
   }
+  tickMatch(table);
 }
 
 function seatLabel(table, v, seat, bottom) {
@@ -273,12 +275,12 @@ export function tableView(id) {
 }
 
 function gameHead(table) {
-  const deals = table.deal_number > 1 || table.match_wins.some((x) => x > 0)
+  const deals = table.match ? matchHead(table) : table.deal_number > 1 || table.match_wins.some((x) => x > 0)
     ? h("span", { id: "match-score" }, `${t("matchScore")} ${table.match_wins[table.you ?? 0]} : ${table.match_wins[1 - (table.you ?? 0)]}`) : null;
   return h("div", { class: "game-head", id: "game-head" },
     h("strong", { class: "game-name", id: "game-name" }, t(table.variant)),
     h("span", { class: "goal", id: "game-goal" }, t(`goal_${table.variant}`)),
-    table.deal_number ? h("span", { class: "deal-no" }, t("dealOf", { n: table.deal_number })) : null,
+    table.deal_number && !table.match ? h("span", { class: "deal-no" }, t("dealOf", { n: table.deal_number })) : null,
     deals, h("span", { class: "spacer" }), rulesButton(table.variant));
 }
 
@@ -324,7 +326,9 @@ function summaryTricks(table) {
 
 function endHeading(table) {
   const r = table.result;
-  return table.you === null ? t("winsNamed", { name: endName(table, r.winner) }) : r.winner === table.you ? t("youWin") : t("youLose");
+  const deal = table.match ? "Deal" : ""; // in a match the deal is one step: "You won the deal"
+  return table.you === null ? t(`winsNamed${deal}`, { name: endName(table, r.winner) })
+    : r.winner === table.you ? t(`youWin${deal}`) : t(`youLose${deal}`);
 }
 
 function summaryView(table) {
@@ -343,6 +347,7 @@ function summaryView(table) {
     : `${t("finalScore")} ${pts(me)} : ${pts(1 - me)}`;
   const exact = spectator ? `${points(r.points[0])} : ${points(r.points[1])}` : `${points(r.points[me])} : ${points(r.points[1 - me])}`;
   return h("section", { class: "summary", id: "summary", role: "status" },
+    matchSummary(table, !opponentGone),
     h("h2", { id: "summary-head" }, heading, forfeit ? h("span", { class: "forfeit" }, ` · ${t("byForfeit")}`) : null),
     h("p", { class: `end-reason${forfeit ? " forfeit" : ""}`, id: "end-reason" }, causeLine(table)),
     h("p", { class: "final", id: "final-score" }, score,
@@ -354,9 +359,11 @@ function summaryView(table) {
     summaryTricks(table),
     opponentGone ? h("p", { class: "hint", id: "opponent-gone" }, t("opponentGone")) : null,
     h("div", { class: "row" },
-      !spectator && !opponentGone ? h("button", { id: "rematch", disabled: table.rematch[me], onclick: () => send({ type: "rematch", table_id: table.id }) },
-        table.rematch[me] ? t("rematchAsked") : t("rematch")) : null,
+      opponentGone || table.match ? null : !spectator ? h("button", { id: "rematch", disabled: table.rematch[me],
+        onclick: () => send({ type: "rematch", table_id: table.id }) }, table.rematch[me] ? t("rematchAsked") : t("rematch")) : null,
       table.game_id && !spectator ? h("a", { id: "replay-link", href: `#/replay/${table.game_id}` }, t("replayLink")) : null,
+      table.result?.match?.id && !spectator
+        ? h("a", { id: "match-link", href: `#/match/${table.result.match.id}` }, t("matchLink")) : null,
       h("a", { id: "back-lobby", href: "#/lobby" }, t("backToLobby"))));
 }
 
@@ -387,11 +394,12 @@ function leave(table) {
 
 function leaveControls(table) {
   const seated = table.you !== null;
-  const running = seated && table.status === "playing";
+  const inMatch = Boolean(table.match && !table.match.end); // leaving between a match's deals loses the match too
+  const running = seated && (table.status === "playing" || (inMatch && table.status === "finished"));
   if (live.confirmLeave === table.id && running) {
     return h("div", { class: "confirm-backdrop", id: "leave-backdrop" },
       h("div", { class: "row confirm", id: "leave-confirm", role: "alertdialog", "aria-modal": "true", "aria-label": t("leaveConfirm") },
-        h("span", {}, t("leaveConfirm")),
+        h("span", {}, t(inMatch ? "leaveConfirmMatch" : "leaveConfirm")),
         h("button", { id: "leave-yes", onclick: () => leave(table) }, t("leaveForfeit")),
         h("button", { class: "ghost", id: "leave-no", onclick: () => { live.confirmLeave = null; rerender(); } }, t("stay"))));
   }

@@ -1,0 +1,101 @@
+// Matches to 11, 21 or 31 (tressette/match.py): the standing in the table's head, the standings in a deal's
+// summary, the match's end, and the match page (#/match/ID) that lists its deals with their replays.
+import { call } from "./api.js";
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { send } from "./live.js";
+
+function nameAt(table, seat) {
+  return table.result?.players?.[seat] ?? table.players[seat]?.username ?? "—";
+}
+
+/** Return "You 12 : 9 bob" (a player) or "ann 12 : 9 bob" (a spectator) for totals `scores`. */
+function standing(table, scores) {
+  const me = table.you ?? 0;
+  if (table.you === null) return t("matchNamed", { a: nameAt(table, 0), x: scores[0], y: scores[1], b: nameAt(table, 1) });
+  return t("matchYou", { a: scores[me], b: scores[1 - me], name: nameAt(table, 1 - me) });
+}
+
+/** Return the table head's part for a match: target, totals and the deal's number (null for single deals). */
+export function matchHead(table) {
+  const m = table.match;
+  if (!m) return null;
+  return h("span", { class: "match-head", id: "match-head" },
+    h("strong", {}, t("matchTo", { n: m.target })), " · ",
+    h("span", { id: "match-standing" }, standing(table, m.scores)),
+    m.deal ? h("span", { class: "deal-no" }, ` · ${t("matchDeal", { n: m.deal })}`) : null);
+}
+
+/** Return the match's end as a sentence ("You won the match 22 : 15 (by 7)"), or null while it goes on. */
+export function matchEndLine(table) {
+  const m = table.match;
+  if (!m?.end) return null;
+  const me = table.you ?? 0;
+  const x = m.scores[me];
+  const y = m.scores[1 - me];
+  const forfeit = m.end.reason === "left" || m.end.reason === "timeout";
+  let line;
+  if (table.you === null) line = t("matchWonNamed", { name: nameAt(table, m.end.winner), x: m.scores[m.end.winner], y: m.scores[1 - m.end.winner] });
+  else line = m.end.winner === me ? t("matchWonYou", { x, y }) : t("matchLostYou", { x, y });
+  const detail = forfeit ? t("matchByForfeit", { name: nameAt(table, 1 - m.end.winner) }) : t("matchBy", { n: m.end.margin });
+  return `${line} (${detail})`;
+}
+
+/** Return the summary's match block: the standings after the deal, the end or when the next deal starts, and
+ * (``canGoOn``: the opponent is still seated) the button for the next deal or a new match. */
+export function matchSummary(table, canGoOn) {
+  const m = table.match;
+  if (!m) return null;
+  const r = table.result?.match;
+  const me = table.you ?? 0;
+  const gains = r ? [r.scores[0] - r.before[0], r.scores[1] - r.before[1]] : null;
+  const end = matchEndLine(table);
+  const seconds = m.next_deal_at ? Math.max(0, Math.round((m.next_deal_at - Date.now()) / 1000)) : null;
+  const view = table.you === null ? [0, 1] : [me, 1 - me];
+  return h("div", { class: `match-summary${end ? " over" : ""}`, id: "match-summary" },
+    end ? h("p", { class: "match-end", id: "match-end" }, end) : null,
+    h("p", { id: "match-after" }, `${t("matchAfterDeal", { n: r?.deal ?? m.deal })} `, h("strong", {}, standing(table, m.scores)),
+      gains ? h("span", { class: "hint" }, ` (${t("matchGain", { a: gains[view[0]], b: gains[view[1]] })})`) : null,
+      ` · ${t("matchTo", { n: m.target })}`),
+    !end && seconds !== null ? h("p", { class: "hint", id: "next-deal-in" }, t("nextDealIn", { n: seconds })) : null,
+    canGoOn ? h("div", { class: "row" }, matchButton(table)) : null);
+}
+
+/** Return the button of a match's summary: "Next deal" inside the match, "New match" after it (none for spectators). */
+function matchButton(table) {
+  const m = table.match;
+  if (!m || table.you === null) return null;
+  const me = table.you;
+  const asked = table.rematch[me];
+  const label = asked ? t("nextDealAsked", { name: nameAt(table, 1 - me) }) : m.end ? t("newMatch") : t("nextDeal");
+  return h("button", { id: "rematch", disabled: asked, onclick: () => send({ type: "rematch", table_id: table.id }) }, label);
+}
+
+/** Update the countdown to the next deal without redrawing the page. */
+export function tickMatch(table) {
+  const node = document.getElementById("next-deal-in");
+  const at = table?.match?.next_deal_at;
+  if (node && at) node.textContent = t("nextDealIn", { n: Math.max(0, Math.round((at - Date.now()) / 1000)) });
+}
+
+/** Return the match page (#/match/ID): the players, the totals, each finished deal with its replay. */
+export function matchView(id) {
+  const box = h("section", { class: "panel", id: "match-page" }, h("p", {}, "…"));
+  call("GET", `/api/matches/${encodeURIComponent(id)}`).then((m) => {
+    const over = m.winner !== null && m.winner !== undefined;
+    const head = t("matchTitle", { a: m.players[0], b: m.players[1], n: m.target });
+    const total = t("matchNamed", { a: m.players[0], x: m.scores[0], y: m.scores[1], b: m.players[1] });
+    const rows = m.deals.map((d) => h("tr", {},
+      h("td", {}, String(d.deal)), h("td", {}, `${d.before[0]} : ${d.before[1]}`),
+      h("td", {}, `+${d.whole[0]} : +${d.whole[1]}`), h("td", {}, `${d.before[0] + d.whole[0]} : ${d.before[1] + d.whole[1]}`),
+      h("td", {}, h("a", { href: `#/replay/${d.game_id}`, class: "replay-link" }, t("replayLink")))));
+    box.replaceChildren(
+      h("h1", {}, `${t(m.variant)} · ${head}`),
+      h("p", { id: "match-total" }, h("strong", {}, total), " · ",
+        over ? t("matchWonNamed", { name: m.players[m.winner], x: m.scores[m.winner], y: m.scores[1 - m.winner] }) : t("matchGoesOn")),
+      rows.length ? h("table", { class: "list", id: "match-deals" },
+        h("thead", {}, h("tr", {}, ["matchDealCol", "matchBeforeCol", "matchPointsCol", "matchAfterCol", "replay"].map((k) => h("th", {}, t(k))))),
+        h("tbody", {}, rows)) : h("p", { class: "hint" }, t("matchNone")));
+  }).catch((e) => box.replaceChildren(h("p", { class: "error", role: "alert" }, e.message ?? String(e))));
+  return box;
+}
