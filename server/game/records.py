@@ -107,7 +107,8 @@ class Player:
 
 @dataclass(frozen=True, slots=True)
 class SavedGame:
-    """An unfinished deal as stored: enough to rebuild it after a restart."""
+    """An unfinished deal as stored, or a match's last deal while the match goes on: enough to rebuild
+    the table after a restart."""
 
     game_id: int
     table_id: str
@@ -121,6 +122,8 @@ class SavedGame:
     moves: list[tuple[int, int]]
     """The cards played, in order, as ``(seat, card)``."""
     match: MatchDeal | None = None
+    ended: bool = False
+    """The deal was played out and its match goes on: the table waits between two deals of the match."""
 
 
 class GameStore(Protocol):
@@ -298,13 +301,19 @@ class MemoryStore:
         """Return the kept deals without an end (at ``table_ids`` only, if given)."""
         names = {p.user_id: p for p in self.accounts.values()}
         saved = []
+        last_of_match = {g.match.match_id: game_id for game_id, g in self.games.items() if g.match}
         for game_id, g in self.games.items():
-            if game_id in self.ends or (table_ids is not None and g.table_id not in table_ids):
+            if table_ids is not None and g.table_id not in table_ids:
+                continue
+            live_match = (g.match is not None and last_of_match.get(g.match.match_id) == game_id
+                          and self.matches.get(g.match.match_id or 0, MatchEnd(0, (0, 0), 0)).winner is None)
+            if game_id in self.ends and not live_match:
                 continue
             players = tuple(names.get(uid, Player(uid, f"user-{uid}", "player")) for uid in g.players)
             saved.append(SavedGame(game_id, g.table_id, g.variant, g.opponent, g.bot_level, g.deal_number,
                                    g.first_leader, list(g.deck), (players[0], players[1]),
-                                   [(m["seat"], m["card"]) for m in self.moves[game_id]], g.match))
+                                   [(m["seat"], m["card"]) for m in self.moves[game_id]], g.match,
+                                   ended=game_id in self.ends))
         return saved
 
     def health(self) -> dict[str, Any]:

@@ -127,7 +127,8 @@ class SqlGameStore:
         """Raise the tables' fencing tokens and read their unfinished deals, in one transaction."""
         with self.sessions() as session:
             if table_ids is None:
-                table_ids = {g.table_id for g in repos.unfinished_games(session=session)}
+                table_ids = {g.table_id for g in (*repos.unfinished_games(session=session),
+                                                   *repos.matches_between_deals(session=session))}
             fences = repos.claim_tables(session=session, table_ids=table_ids) if table_ids else {}
             # Read after the claim: a former owner's write either committed before it (and is read
             # here) or comes after it (and is refused).
@@ -136,14 +137,18 @@ class SqlGameStore:
         return fences, saved
 
     def unfinished_games(self, table_ids: Collection[str] | None = None) -> list[SavedGame]:
-        """Return every deal still being played (at ``table_ids`` only, if given), with its moves."""
+        """Return every deal still being played (at ``table_ids`` only, if given), with its moves, and the
+        last deal of each match between two deals."""
         with self.sessions() as session:
             return self._saved(session, table_ids)
 
     @staticmethod
     def _saved(session: Session, table_ids: Collection[str] | None) -> list[SavedGame]:
         saved = []
-        for game in repos.unfinished_games(session=session, table_ids=table_ids):
+        # A match between two deals: its last (ended) deal brings the table back, waiting for the next one.
+        between = repos.matches_between_deals(session=session, table_ids=table_ids)
+        for game in sorted([*repos.unfinished_games(session=session, table_ids=table_ids), *between],
+                           key=lambda g: g.id):
             users = [session.get(User, uid) for uid in (game.player0_id, game.player1_id)]
             players = [Player(u.id, u.username, u.role) for u in users if u is not None]
             assert len(players) == 2
@@ -155,7 +160,7 @@ class SqlGameStore:
                                   (game.match_before0 or 0, game.match_before1 or 0))
             saved.append(SavedGame(game.id, game.table_id, game.variant, game.opponent, game.bot_level,
                                    game.deal_number, game.first_leader, list(game.deck),
-                                   (players[0], players[1]), moves, match))
+                                   (players[0], players[1]), moves, match, ended=game.status == "finished"))
         return saved
 
     def health(self) -> dict[str, Any]:

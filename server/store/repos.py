@@ -335,6 +335,16 @@ def unfinished_games(*, session: Session, table_ids: Collection[str] | None = No
     return list(session.scalars(query.order_by(Game.id)))
 
 
+def matches_between_deals(*, session: Session, table_ids: Collection[str] | None = None) -> list[Game]:
+    """Return the last deal of every match still going on whose deals are all finished (its table waits for
+    the next deal)."""
+    last = (select(func.max(Game.id)).join(MatchRow, MatchRow.id == Game.match_id)
+            .where(MatchRow.status == "playing").group_by(Game.match_id))
+    if table_ids is not None:
+        last = last.where(MatchRow.table_id.in_(list(table_ids)))
+    return list(session.scalars(select(Game).where(Game.id.in_(last), Game.status == "finished").order_by(Game.id)))
+
+
 def moves_of(*, session: Session, game_id: int) -> list[Move]:
     """Return a game's moves in order."""
     return list(session.scalars(select(Move).where(Move.game_id == game_id).order_by(Move.move_number)))

@@ -136,3 +136,38 @@ def test_the_next_deal_of_a_match_starts_by_itself() -> None:
         assert last_table(seats[0][1])["match"]["deal"] == 2
 
     asyncio.run(main())
+
+
+def test_a_match_comes_back_from_the_store_mid_deal_and_between_deals() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        rng = random.Random(4)
+        table_id, seats = await match_table(hub, 21)
+        await play_deal(hub, table_id, seats, rng)
+        old = hub.tables[table_id]
+        assert old.match is not None and old.match_going_on
+        again = make_hub(store)  # a restart between two deals: the table waits for the next deal
+        assert again.restore() == 1
+        table = again.tables[table_id]
+        assert table.status == "finished" and table.match == old.match and table.match_id == old.match_id
+        assert table.result is not None and table.result["match"] == old.result["match"]  # type: ignore[index]
+        assert table.deadline is not None and table.next_first_leader == old.next_first_leader
+        table.deadline -= 60
+        ann = await player(again, 1, "ann")
+        bob = await player(again, 2, "bob")
+        for conn, _ in (ann, bob):
+            await send(again, conn, type="open_table", table_id=table_id)
+        await again.tick()
+        assert table.status == "playing" and store.games[table.game_id or 0].match.deal == 2  # type: ignore[union-attr]
+        for _ in range(3):  # a restart mid-deal: the match goes on from its totals before the deal
+            s = table.seats[table.deal.to_move]  # type: ignore[union-attr]
+            conn = ann[0] if s is not None and s.user_id == 1 else bob[0]
+            await send(again, conn, type="play", table_id=table_id, card=card_name(table.deal.legal_moves()[0]))  # type: ignore[union-attr]
+        third = make_hub(store)
+        assert third.restore() == 1
+        back = third.tables[table_id]
+        assert back.status == "playing" and back.move_number == 3 and back.match == table.match
+        assert back.match_state() == table.match_state() | {"next_deal_at": None}
+
+    asyncio.run(main())
