@@ -126,7 +126,12 @@ def test_the_next_deal_of_a_match_starts_by_itself() -> None:
         hub = make_hub(store)
         table_id, seats = await match_table(hub, 31)
         table = hub.tables[table_id]
+        cy = await player(hub, 3, "cy")  # a spectator sees the match as the players do
+        await send(hub, cy[0], type="watch_table", table_id=table_id, invite=table.invite)
         await play_deal(hub, table_id, seats, random.Random(2))
+        watched = last_table(cy[1])
+        assert watched["you"] is None and watched["match"] == last_table(seats[0][1])["match"]
+        assert watched["match"]["scores"] == list(table.match.scores)  # type: ignore[union-attr]
         assert table.status == "finished" and table.deadline is not None
         await hub.tick()
         assert table.status == "finished"  # not yet
