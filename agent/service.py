@@ -99,11 +99,18 @@ def warm_analysis() -> None:
     analyse({**record, "moves": moves}, iterations=16)
 
 
-def _low_priority_worker(service_pid: int) -> None:
-    """Start an analysis worker at the lowest OS priority, so it only gets CPU the moves leave idle.
+WARMED = False
+"""True in an analysis worker once its kernels are compiled (or loaded): it warmed before its first job."""
 
-    The worker also ends with the service: a pool's idle workers outlive a killed parent (SIGKILL, a
-    crash, ``treset up`` restarting the agent) and would pile up, one set per restart.
+
+def _low_priority_worker(service_pid: int, warm: bool = True) -> None:
+    """Start an analysis worker at the lowest OS priority, so it only gets CPU the moves leave idle, and
+    (``warm``) compile its kernels before it takes a job.
+
+    Each worker warms itself: a warm-up submitted as a job reaches one worker only, and the first job
+    of another one spent 9-14 s compiling. The worker also ends with the service: a pool's idle
+    workers outlive a killed parent (SIGKILL, a crash, ``treset up`` restarting the agent) and would
+    pile up, one set per restart.
     """
     os.nice(19)
     if sys.platform.startswith("linux"):
@@ -113,10 +120,19 @@ def _low_priority_worker(service_pid: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
     if os.getppid() != service_pid:  # the service died before the line above: nobody would signal us
         os._exit(0)
+    if warm:
+        global WARMED
+        warm_analysis()
+        WARMED = True
 
 
-def analysis_pool(workers: int) -> ProcessPoolExecutor:
-    """Return a pool of ``workers`` analysis processes at the lowest OS priority.
+def worker_state() -> tuple[int, bool]:
+    """Return this analysis worker's process id and whether it warmed (a job, to start and check workers)."""
+    return os.getpid(), WARMED
+
+
+def analysis_pool(workers: int, *, warm: bool = True) -> ProcessPoolExecutor:
+    """Return a pool of ``workers`` analysis processes at the lowest OS priority (each warms itself first).
 
     Spawned rather than forked: the service's process runs threads (decisions, the event
     loop), which a fork must not copy mid-flight.  A spawned worker imports the main module
@@ -124,7 +140,7 @@ def analysis_pool(workers: int) -> ProcessPoolExecutor:
     ``treset-agent`` script's does).
     """
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_low_priority_worker, initargs=(os.getpid(),))
+                               initializer=_low_priority_worker, initargs=(os.getpid(), warm))
 
 
 def choose_from_message(raw_state: dict[str, Any], level: str, time_ms: int) -> str:
@@ -191,8 +207,11 @@ class BotService:
         """Serve until :attr:`stop` is set; return a process exit status."""
         delay = 0.5
         if self.analysis > 0 and self._analysis_executor is None:
-            # Load the analysis kernels in the background (at the workers' low priority) before any job.
-            self._analyses().submit(warm_analysis)
+            # Start every worker now: each compiles its kernels (at its low priority) before any job. A pool
+            # starts a worker per job submitted while none is idle, so one small job each starts them all.
+            executor = self._analyses()
+            for _ in range(self.analysis):
+                executor.submit(worker_state)
         try:
             while not self.stop.is_set():
                 try:

@@ -21,10 +21,10 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from sqlalchemy import case, delete, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from server.protocol import Analyse, AnalysisReport, out
-from server.store.models import Analysis, Game, Move, MoveAnalysis
+from server.store.models import Analysis, Game, Move, MoveAnalysis, User
 from tressette import CardError, card_name, parse_card
 
 log = logging.getLogger("treset.analysis")
@@ -131,6 +131,9 @@ class AnalysisQueue:
         self.sessions = sessions
         self.timeout_s = timeout_s
         self.waiting: list[int] = []
+        """The queued games this process hands out, in order: games with a person first, then bot games."""
+        self.bot_games: set[int] = set()
+        """Those of ``waiting`` played by two bots (asked for by someone): they wait behind every person's game."""
         self.jobs: dict[str, Job] = {}
         self.workers: list[Worker] = []
         self.latest_version: str | None = None
@@ -183,7 +186,7 @@ class AnalysisQueue:
             self.unqueued += [(g, why) for g in game_ids]
             return
         log.info("analyses back in the queue (%s): %s", why, back)
-        self.waiting[:0] = [g for g in back if g not in self.waiting]
+        self.waiting[:0] = [g for g in back if g not in self.waiting]  # taken back: first in line again
 
     def _requeue_rows(self, game_ids: list[int], why: str) -> list[int]:
         """Store running analyses as queued again (failed past MAX_ATTEMPTS); return those queued."""
@@ -209,21 +212,33 @@ class AnalysisQueue:
         ``force`` re-runs a done analysis anyway. Returns True if the game was (re)queued. The caller
         has checked that the game exists and is finished.
         """
-        if not await asyncio.to_thread(self._mark_queued, game_id, force=force):
+        queued = await asyncio.to_thread(self._mark_queued, game_id, force=force)
+        if queued is None:
             return False
-        if game_id not in self.waiting:
-            self.waiting.append(game_id)
+        self._enqueue(game_id, bots_only=queued)
         self.kick()
         return True
 
-    def _mark_queued(self, game_id: int, *, force: bool) -> bool:
-        """Store ``game_id``'s analysis as queued (see :meth:`request`); return False if it needs none."""
+    def _enqueue(self, game_id: int, *, bots_only: bool) -> None:
+        """Add ``game_id`` to the waiting games: a person's game before every bot game, each kind in arrival order."""
+        if game_id in self.waiting:
+            return
+        if bots_only:
+            self.bot_games.add(game_id)
+            self.waiting.append(game_id)
+            return
+        first_bot = next((i for i, g in enumerate(self.waiting) if g in self.bot_games), len(self.waiting))
+        self.waiting.insert(first_bot, game_id)
+
+    def _mark_queued(self, game_id: int, *, force: bool) -> bool | None:
+        """Store ``game_id``'s analysis as queued (see :meth:`request`); return None if it needs none, else
+        whether two bots played it."""
         with self.sessions() as session:
             row = session.get(Analysis, game_id)
             if row is not None and row.status in ("queued", "running"):
-                return False
+                return None
             if row is not None and row.status == "done" and not force and not self.outdated(row.version):
-                return False
+                return None
             if row is None:
                 row = Analysis(game_id=game_id)
                 session.add(row)
@@ -231,7 +246,7 @@ class AnalysisQueue:
             row.status, row.error, row.attempts, row.requested_at = "queued", None, 0, _now()
             row.started_at = row.finished_at = None
             session.commit()
-        return True
+            return game_id in _bot_games(session, [game_id])
 
     @staticmethod
     def wanted(*, bots_only: bool, moves: int) -> bool:
@@ -243,9 +258,11 @@ class AnalysisQueue:
         return not bots_only and moves > 0
 
     def deal_ended(self, game_id: int) -> None:
-        """Take up a deal whose end was stored with its analysis queued (the store writes both together)."""
-        if game_id not in self.waiting:
-            self.waiting.append(game_id)
+        """Take up a deal whose end was stored with its analysis queued (the store writes both together).
+
+        Only deals with a person are analysed by themselves (:meth:`wanted`): they go before bot games.
+        """
+        self._enqueue(game_id, bots_only=False)
         self.kick()
 
     def outdated(self, version: str | None) -> bool:
@@ -271,6 +288,7 @@ class AnalysisQueue:
                 return
             worker = min(free, key=self.load)
             game_id = self.waiting.pop(0)
+            self.bot_games.discard(game_id)
             job = Job(self.job_prefix + secrets.token_hex(8), game_id, worker, time.monotonic())
             self.jobs[job.id] = job  # holds the bot's slot while the record is read (off the event loop)
             try:
@@ -390,7 +408,8 @@ class AnalysisQueue:
             versions = session.scalars(select(Analysis.version).where(Analysis.status == "done").distinct())
             self.latest_version = max((v for v in versions if v), key=version_key, default=None)
             session.commit()
-        self.waiting = [r.game_id for r in rows]
+            self.bot_games = _bot_games(session, [r.game_id for r in rows])
+        self.waiting = sorted((r.game_id for r in rows), key=lambda g: g in self.bot_games)  # stable: in time order
         return len(rows)
 
     def status(self, session: Session, game_id: int) -> tuple[int, dict[str, Any]]:
@@ -400,8 +419,7 @@ class AnalysisQueue:
         if row is None:
             return 200, {"status": "none", "bots": bots}
         if row.status == "queued":
-            position = self.waiting.index(game_id) + 1 if game_id in self.waiting else len(self.waiting) + 1
-            return 202, {"status": "queued", "position": position, "bots": bots}
+            return 202, {"status": "queued", "position": queue_position(session, game_id), "bots": bots}
         if row.status == "running":
             return 202, {"status": "running", "position": 0, "bots": bots}
         if row.status == "failed":
@@ -413,6 +431,31 @@ class AnalysisQueue:
         """Return the queue's figures for ``/healthz``."""
         return {"analysis_bots": len(self.live_workers()), "analysis_waiting": len(self.waiting),
                 "analysis_running": len(self.jobs), "analysis_unstored": len(self.unstored) + len(self.unqueued)}
+
+
+def _bot_games(session: Session, game_ids: list[int]) -> set[int]:
+    """Return those of ``game_ids`` played by two bots."""
+    if not game_ids:
+        return set()
+    u0, u1 = aliased(User), aliased(User)
+    return set(session.scalars(select(Game.id).join(u0, u0.id == Game.player0_id).join(u1, u1.id == Game.player1_id)
+                               .where(Game.id.in_(game_ids), u0.role == "bot", u1.role == "bot")))
+
+
+def queue_position(session: Session, game_id: int) -> int:
+    """Return a queued analysis's place in the portal's queue (1: next), the same from every process.
+
+    The database's order, as the processes hand jobs out: games with a person before bot games, then
+    by when they were asked for.
+    """
+    u0, u1 = aliased(User), aliased(User)
+    bots_only = (u0.role == "bot") & (u1.role == "bot")
+    rows = session.execute(
+        select(Analysis.game_id, bots_only, Analysis.requested_at).join(Game, Game.id == Analysis.game_id)
+        .join(u0, u0.id == Game.player0_id).join(u1, u1.id == Game.player1_id)
+        .where(Analysis.status == "queued")).all()
+    ordered = sorted(rows, key=lambda r: (bool(r[1]), r[2], r[0]))
+    return next((i for i, r in enumerate(ordered, 1) if r[0] == game_id), len(ordered) + 1)
 
 
 def analysed_accuracy(*, session: Session, user_id: int) -> dict[str, tuple[float, int]]:

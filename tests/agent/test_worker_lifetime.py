@@ -56,3 +56,18 @@ def test_analysis_workers_end_when_the_bot_is_killed() -> None:
     while time.time() < deadline and any(_alive(pid) for pid in workers):
         time.sleep(0.2)
     assert not any(_alive(pid) for pid in workers), "an analysis worker outlived the killed bot"
+
+
+def test_every_analysis_worker_is_warm_before_its_first_job() -> None:
+    """Each worker compiles (or loads) the analysis kernels as it starts, not only the one a warm-up job reached."""
+    from agent.service import analysis_pool, worker_state
+
+    pool = analysis_pool(2)
+    try:
+        answers = [f.result(timeout=300) for f in [pool.submit(worker_state) for _ in range(2)]]
+        assert len(pool._processes) == 2  # two jobs at once start both workers  # noqa: SLF001
+        assert all(warm for _, warm in answers), answers
+        more = [f.result(timeout=60) for f in [pool.submit(worker_state) for _ in range(6)]]
+        assert all(warm for _, warm in more) and {pid for pid, _ in more} <= set(pool._processes)  # noqa: SLF001
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
