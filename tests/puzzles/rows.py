@@ -17,8 +17,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from server.game.puzzle_line import position_deal
 from server.store.models import Game, Move, Puzzle
-from tressette import POINTS, STRENGTH, Card, Deal, Variant, card_name, suit_of
+from tressette import POINTS, STRENGTH, Card, Deal, Variant, card_name, parse_card, suit_of
 
 WIN = {Variant.TRESSETTE: lambda p: p >= 18, Variant.KIFAMENO: lambda p: p <= 17}
 """Whether the mover's final points (of 35) win the deal."""
@@ -115,6 +116,17 @@ def _seat_of(start: Deal, line: list[Card], index: int) -> int:
     for card in line[:index]:
         d.play(card)
     return d.to_move
+
+
+def player_cards(data: dict[str, Any]) -> list[str]:
+    """Return the player's cards of the solution, in order (the opponent's are left out)."""
+    deal = position_deal(data)
+    mine = []
+    for name in data["solution"]:
+        if deal.to_move == 0:
+            mine.append(name)
+        deal.play(parse_card(name))
+    return mine
 
 
 def position_key(data: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from server.game.puzzle_line import BadCards, judge, position_deal
-from tests.puzzles.rows import WIN, _mover_view, find_position, puzzle_data, solve
+from tests.puzzles.rows import WIN, _mover_view, find_position, player_cards, puzzle_data, solve
 from tressette import Deal, Variant, card_name, parse_card
 
 
@@ -23,23 +23,13 @@ def _puzzle(variant: Variant, seed: int) -> dict[str, Any] | None:
     return puzzle_data(_mover_view(deal, deal.to_move))
 
 
-def _player_cards(data: dict[str, Any]) -> list[str]:
-    deal = position_deal(data)
-    mine = []
-    for name in data["solution"]:
-        if deal.to_move == 0:
-            mine.append(name)
-        deal.play(parse_card(name))
-    return mine
-
-
 PUZZLES = [(v, seed) for v in Variant for seed in range(120) if find_position(v, seed)]
 
 
 def test_there_are_puzzles_of_both_variants_and_long_lines() -> None:
     """The seeded games give puzzles of both variants, some of two or more steps (the tests below use them)."""
     assert {v for v, _ in PUZZLES} == set(Variant)
-    assert any(len(_player_cards(_puzzle(v, s) or {})) >= 2 for v, s in PUZZLES)
+    assert any(len(player_cards(_puzzle(v, s) or {})) >= 2 for v, s in PUZZLES)
 
 
 @pytest.mark.parametrize(("variant", "seed"), PUZZLES[:24])
@@ -47,7 +37,7 @@ def test_every_card_at_every_step_is_judged_as_minimax_says(variant: Variant, se
     """Along the solution, each legal card is right iff it still wins; a wrong card's refutation beats it."""
     data = _puzzle(variant, seed)
     assert data is not None
-    mine = _player_cards(data)
+    mine = player_cards(data)
     wins = WIN[variant]
     deal = position_deal(data)
     at = 0
@@ -101,7 +91,7 @@ def test_cards_that_are_not_cards_or_not_playable_are_refused() -> None:
     with pytest.raises(BadCards) as bad:
         judge(data, [data["opponent_hand"][0]])
     assert bad.value.code == "illegal_card"
-    mine = _player_cards(data)
+    mine = player_cards(data)
     with pytest.raises(BadCards) as bad:
         judge(data, [*mine, mine[-1]])
     assert bad.value.code == "too_many_cards"
