@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import select
 
 from server.store.models import PuzzleRating
@@ -65,8 +66,11 @@ def _setup(pg_url: str, server: LiveServer) -> dict[str, Any]:
     return {"alba": Player(server.url, ta), "puzzles": puzzles}
 
 
-def test_serve_solve_fail_and_refusals(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+@pytest.mark.parametrize("db", ["pg", "sqlite"])
+def test_serve_solve_fail_and_refusals(db: str, request: pytest.FixtureRequest,
+                                       start_server: Callable[..., LiveServer]) -> None:
     """The nearest puzzle is served without its line; right, solved and wrong change both ratings once."""
+    pg_url = request.getfixturevalue("pg_url" if db == "pg" else "sqlite_url")
     server = start_server(pg_url)
     world = _setup(pg_url, server)
     puzzles = world["puzzles"]
@@ -173,3 +177,15 @@ def test_concurrent_answers_lose_no_update_and_guests_keep_their_rating(
     assert dora.next()["you"]["rating"] == rating != 1500.0
     with db_session(pg_url) as s:
         assert s.scalar(select(PuzzleRating.attempts).where(PuzzleRating.user_id == r.json()["user"]["id"])) == 1
+
+
+def test_puzzle_requests_are_limited_per_user(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """Past ``puzzle_requests`` in the window: 429 with ``Retry-After`` and the code ``throttled``."""
+    server = start_server(pg_url, TRESET_PUZZLE_REQUESTS="3")
+    guest = Player(server.url, httpx.post(f"{server.url}/api/auth/guest").json()["token"])
+    for _ in range(3):
+        assert guest.next()["puzzle"] is None
+    r = httpx.get(f"{server.url}/api/puzzles/next", headers=_auth(guest.token))
+    assert (r.status_code, r.json()["code"]) == (429, "throttled") and int(r.headers["Retry-After"]) >= 1
+    other = Player(server.url, httpx.post(f"{server.url}/api/auth/guest").json()["token"])
+    assert other.next()["puzzle"] is None  # another user's budget is their own

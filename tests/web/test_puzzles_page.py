@@ -13,6 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from server.store import repos
 from tests.conftest import LiveServer
 from tests.puzzles.rows import player_cards, store_game_with_puzzle
 from tests.server.db import db_session
@@ -120,7 +121,21 @@ def test_solve_and_fail_on_desktop_with_the_game_link(pg_url: str, start_server:
     _solve_and_fail(page, server, found, "desktop", DESKTOP["width"], sl=False)
     expect(page.locator("#puzzle-game")).to_be_visible()
     page.click("#puzzle-game")
-    expect(page).to_have_url(f"{server.url}/#/replay/" + page.url.rsplit("/", 1)[-1])
+    expect(page.locator("#replay-board")).to_be_visible()  # the game it came from, replayed
+    # An admin sees every puzzle with how often it was tried and solved.
+    with db_session(pg_url) as s:
+        repos.create_admin(session=s, username="root", password=PASSWORD)
+        s.commit()
+    page.click("#signout")
+    page.fill("input[name=username]", "root")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("#login")
+    page.click("#nav-admin")
+    rows = page.locator("#admin-puzzle-list tbody tr")
+    expect(rows).to_have_count(3)
+    expect(page.locator("#admin-puzzle-list tbody tr td:nth-child(4)")).to_have_text(["1", "0", "1"])  # newest first: failed, untried, solved
+    page.locator("#admin-puzzle-list").scroll_into_view_if_needed()
+    _shot(page, "puzzle-admin-desktop-en", DESKTOP["width"])
 
 
 def test_a_guest_solves_and_fails_on_a_phone_in_slovenian(pg_url: str, start_server: Callable[..., LiveServer],

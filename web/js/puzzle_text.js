@@ -34,6 +34,7 @@ const TEXT = {
     err_answered: "You have answered this puzzle already.",
     err_out_of_step: "The puzzle moved on in another tab: reload it.",
     err_other: "The server could not take that card: try again.",
+    tried: "Tried", solvedCount: "Solved", source: "Game · move",
   },
   sl: {
     title: "Uganke",
@@ -67,6 +68,7 @@ const TEXT = {
     err_answered: "To uganko si že rešil.",
     err_out_of_step: "Uganka se je nadaljevala v drugem zavihku: naloži jo znova.",
     err_other: "Strežnik karte ni sprejel: poskusi znova.",
+    tried: "Poskusov", solvedCount: "Rešenih", source: "Igra · poteza",
   },
 };
 
