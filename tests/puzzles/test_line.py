@@ -24,15 +24,31 @@ def _puzzle(variant: Variant, seed: int) -> dict[str, Any] | None:
 
 
 PUZZLES = [(v, seed) for v in Variant for seed in range(120) if find_position(v, seed)]
+TWICE = (Variant.TRESSETTE, 287)
+"""A game whose line has the opponent take a trick and lead the next: two opponent cards in a row."""
+CHECKED = [*PUZZLES[:24], TWICE]
 
 
 def test_there_are_puzzles_of_both_variants_and_long_lines() -> None:
     """The seeded games give puzzles of both variants, some of two or more steps (the tests below use them)."""
     assert {v for v, _ in PUZZLES} == set(Variant)
     assert any(len(player_cards(_puzzle(v, s) or {})) >= 2 for v, s in PUZZLES)
+    assert any((_puzzle(v, s) or {})["inplay"] for v, s in CHECKED)  # the player follows in some
 
 
-@pytest.mark.parametrize(("variant", "seed"), PUZZLES[:24])
+def test_the_opponent_may_answer_with_two_cards() -> None:
+    """After a trick the opponent takes, the reply holds its taking card and its next lead."""
+    data = _puzzle(*TWICE)
+    assert data is not None
+    mine = player_cards(data)
+    first = judge(data, mine[:1])
+    assert first.verdict == "right" and len(first.reply) == 2
+    assert [m["you"] for m in first.moves] == [True, False, False] and first.moves[1]["took"] is False
+    assert first.position["inplay"] == [first.reply[1]] and first.position["to_move"] == "you"
+    assert judge(data, mine[:2]).verdict == ("solved" if len(mine) == 2 else "right")
+
+
+@pytest.mark.parametrize(("variant", "seed"), CHECKED)
 def test_every_card_at_every_step_is_judged_as_minimax_says(variant: Variant, seed: int) -> None:
     """Along the solution, each legal card is right iff it still wins; a wrong card's refutation beats it."""
     data = _puzzle(variant, seed)
