@@ -25,8 +25,9 @@ pytestmark = pytest.mark.browser
 PASSWORD = "secret-pw-1"
 
 
-def _puzzles(pg_url: str, server: LiveServer) -> tuple[dict[int, dict[str, Any]], str]:
-    """Store four puzzles from alba's and boris's games; return their data by id and alba's token."""
+def _puzzles(pg_url: str, server: LiveServer, kifameno: bool = False) -> tuple[dict[int, dict[str, Any]], str]:
+    """Store three Tressette puzzles from alba's and boris's games (and a Kifameno one where the opponent has
+    led); return their data by id and alba's token."""
     tokens, ids = [], []
     for name in ("alba", "boris"):
         r = httpx.post(f"{server.url}/api/auth/register", json={"username": name, "password": PASSWORD})
@@ -40,14 +41,19 @@ def _puzzles(pg_url: str, server: LiveServer) -> tuple[dict[int, dict[str, Any]]
             puzzle, data = store_game_with_puzzle(s, players=(ids[0], ids[1]), variant=Variant.TRESSETTE, seed=seed,
                                                   rating=rating, depth=depth, themes=themes)
             found[puzzle.id] = data
+        if kifameno:
+            puzzle, data = store_game_with_puzzle(s, players=(ids[0], ids[1]), variant=Variant.KIFAMENO, seed=26)
+            assert data["inplay"]
+            found[puzzle.id] = data
         s.commit()
     return found, tokens[0]
 
 
-def _served(page: Page, server: LiveServer) -> int:
-    """Return the id of the puzzle the page shows (the player's open one)."""
+def _served(page: Page, server: LiveServer, variant: str = "tressette") -> int:
+    """Return the id of the puzzle the page shows (the player's open one of ``variant``)."""
     token = page.evaluate("localStorage.getItem('treset.token')")
-    r = httpx.get(f"{server.url}/api/puzzles/next", headers={"Authorization": f"Bearer {token}"})
+    r = httpx.get(f"{server.url}/api/puzzles/next", params={"variant": variant},
+                  headers={"Authorization": f"Bearer {token}"})
     return int(r.json()["puzzle"]["id"])
 
 
@@ -142,7 +148,7 @@ def test_a_guest_solves_and_fails_on_a_phone_in_slovenian(pg_url: str, start_ser
                                                           contexts: Callable[..., Page]) -> None:
     """A guest on a 390 px phone, in Slovenian: no game link (not their game), nothing sticks out sideways."""
     server = start_server(pg_url)
-    found, _ = _puzzles(pg_url, server)
+    found, _ = _puzzles(pg_url, server, kifameno=True)
     page = contexts(PHONE)
     page.goto(f"{server.url}/")
     page.click("#lang")
@@ -150,3 +156,12 @@ def test_a_guest_solves_and_fails_on_a_phone_in_slovenian(pg_url: str, start_ser
     expect(page.locator("#nav-puzzles")).to_have_text("Uganke")
     _solve_and_fail(page, server, found, "phone", PHONE["width"], sl=True)
     expect(page.locator("#puzzle-game")).to_have_count(0)
+    # Kifameno, where the opponent has led: the card in play is on the table, the goal is fewer points.
+    page.select_option("#puzzle-variant", "kifameno")
+    expect(page.locator("#puzzle-goal")).to_have_text("Končaj z manj točkami")
+    kif = found[_served(page, server, "kifameno")]
+    expect(page.locator("#trick .card")).to_have_count(1)
+    expect(page.locator("#trick .card").first).to_have_attribute("data-card", kif["inplay"][0])
+    _shot(page, "puzzle-start-kifameno-phone-sl", PHONE["width"])
+    _play(page, player_cards(kif)[0])
+    expect(page.locator("#puzzle-verdict")).to_have_text("Rešeno!")

@@ -29,7 +29,7 @@ export function puzzleView() {
 
 async function load() {
   const seq = ++state.seq;
-  Object.assign(state, { puzzle: null, result: null, hold: null, busy: true, error: null, status: null, token: token() });
+  Object.assign(state, { puzzle: null, result: null, hold: null, last: null, busy: true, error: null, status: null, token: token() });
   draw();
   try {
     const data = await call("GET", `/api/puzzles/next${query({ variant: state.variant })}`);
@@ -77,6 +77,7 @@ async function play(card) {
     const step = answer.moves.slice(answer.moves.length - 1 - answer.reply.length);
     const ends = step.findIndex((m) => m.took !== undefined);
     state.hold = [...start, ...(ends < 0 ? step : step.slice(0, ends + 1))];
+    state.last = ends < 0 ? null : state.hold; // shown small afterwards: what the opponent answered
     draw();
     await new Promise((resolve) => { setTimeout(resolve, HOLD_MS); });
     Object.assign(state, { hold: null, busy: false, position: answer.position,
@@ -139,7 +140,11 @@ function board(p) {
     seatLine(pt("opponent"), pos.opponent_points, "opp"),
     h("div", { class: "hand", id: "opp-hand", role: "region", "aria-label": pt("opponent") }, theirs),
     h("div", { class: "center" },
-      h("div", { class: "trick", id: "trick", role: "region", "aria-label": t("tableCards") }, onTable)),
+      h("div", { class: "trick", id: "trick", role: "region", "aria-label": t("tableCards") }, onTable),
+      !state.hold && pos.inplay.length ? h("span", { class: "puzzle-led", id: "puzzle-led" },
+        t("trickLed", { name: pt("opponent") })) : null,
+      state.last && !state.hold && !state.result ? h("div", { class: "puzzle-last row" },
+        h("span", {}, t("lastTrick")), lineView(state.last, [], "puzzle-last")) : null),
     h("p", { class: `puzzle-status${state.result ? ` ${state.result.result}` : ""}`, id: "puzzle-status", role: "status" },
       state.status ? pt(state.status) : ""),
     h("div", { class: "hand", id: "my-hand", role: "region", "aria-label": t("yourHand") }, mine),
