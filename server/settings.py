@@ -56,6 +56,8 @@ class Settings(BaseSettings):
     auth_window_s: float = Field(default=300.0, description="the window of the three figures above")
     guests_per_address: int = Field(default=20, description="guest accounts per address per guest window")
     guest_window_s: float = Field(default=600.0, description="the window of guests_per_address")
+    puzzle_requests: int = Field(default=120, description="puzzle requests (next, attempts) per user per puzzle window")
+    puzzle_window_s: float = Field(default=60.0, description="the window of puzzle_requests")
     limits_prefix: str = Field(default="treset:limit:", description="the Redis keys of the limits above when "
                                "redis_url is set (then every process shares them)")
     hash_concurrency: int = Field(default=2, description="password hashes computed at once (argon2 is CPU-heavy)")

@@ -23,6 +23,7 @@ from server.api.routes_admin import router as admin_router
 from server.api.routes_analysis import router as analysis_router
 from server.api.routes_auth import FormError, Throttles, form_error_response
 from server.api.routes_auth import router as auth_router
+from server.api.routes_puzzles import router as puzzles_router
 from server.api.routes_stats import router as stats_router
 from server.api.security import RejectNul, SecurityHeaders, install_log_redaction, origin_allowed
 from server.game.analysis import AnalysisQueue
@@ -132,6 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(admin_router)
     app.include_router(stats_router)
     app.include_router(analysis_router)
+    app.include_router(puzzles_router)
     app.state.hub = hub
     app.state.sessions = sessions
     app.state.settings = settings

@@ -72,7 +72,7 @@ class Credentials(BaseModel):
 
 
 class Throttles:
-    """The sign-in, registration and guest limits (figures from ``Settings``; shared in Redis when clustered).
+    """The sign-in, registration, guest and puzzle limits (figures from ``Settings``; shared in Redis when clustered).
 
     Failed sign-ins count per account *and* address (``account``), so a stranger's failures do not
     lock the owner out elsewhere, and per account from every address (``account_all``), which refuses
@@ -86,6 +86,7 @@ class Throttles:
         self.account_all = limiter("login-all", settings.login_per_account_all, settings.auth_window_s)
         self.address = limiter("address", settings.auth_per_address, settings.auth_window_s)
         self.guests = limiter("guests", settings.guests_per_address, settings.guest_window_s)
+        self.puzzles = limiter("puzzles", settings.puzzle_requests, settings.puzzle_window_s)
 
     def login_wait(self, account: str, address: str) -> float:
         """Return the seconds ``address`` must wait before signing in to ``account`` (0: it may try now)."""

@@ -1,8 +1,9 @@
-// The admins' page (#/admin): move exports, game search, aggregate statistics, bot-versus-bot series.
+// The admins' page (#/admin): move exports, game search, aggregate statistics, bot-versus-bot series, puzzles.
 // Every call carries the bearer token; the server decides who is an admin (a refusal is shown as such).
 import { call, fetchAuthed, query } from "./api.js";
 import { dataTable, errorBox, fill, h, playerLink, share, when } from "./dom.js";
 import { t, tx } from "./i18n.js";
+import { puzzlesSection } from "./puzzle_admin.js";
 
 const VARIANTS = ["tressette", "kifameno"];
 const FALLBACK_LEVELS = ["beginner", "novice", "easy", "normal", "strong", "master"];
@@ -24,7 +25,8 @@ export function adminView() {
       exportSection(),
       searchSection(names),
       h("section", { class: "panel" }, h("h2", {}, t("aggregates")), stats),
-      seriesSection(names));
+      seriesSection(names),
+      puzzlesSection());
   });
   return page;
 }

@@ -1,5 +1,5 @@
 // The single-page client: sign in, lobby, table, statistics, replays, admin. Routes: #/login, #/lobby,
-// #/table/ID, #/join/ID/CODE, #/leaderboard, #/player/NAME, #/replay/ID, #/match/ID, #/admin.
+// #/table/ID, #/join/ID/CODE, #/leaderboard, #/player/NAME, #/replay/ID, #/match/ID, #/puzzles, #/admin.
 import { adminView } from "./admin.js";
 import { call, currentUser, saveUser, signOut, token } from "./api.js";
 import { h } from "./dom.js";
@@ -7,6 +7,7 @@ import { currentLang, setLang, t } from "./i18n.js";
 import { announce, errorText, live, onRedraw, rerender, send, toast } from "./live.js";
 import { lobbyView, loginView, onUpgrade } from "./lobby.js";
 import { matchView } from "./match.js";
+import { puzzleView } from "./puzzles.js";
 import { replayView } from "./replay.js";
 import { leaderboardView, profileView } from "./stats.js";
 import { forgetTable, receiveTable, skipHold, tableView, tickTable } from "./table.js";
@@ -99,6 +100,7 @@ const PAGES = {
   player: (id) => (id ? profileView(decode(id)) : null),
   replay: (id) => (id ? replayView(id) : null),
   match: (id) => (id ? matchView(id) : null),
+  puzzles: () => (token() ? puzzleView() : null),
   admin: () => (token() ? adminView() : null),
 };
 
@@ -108,6 +110,7 @@ function renderNav(route, id, user) {
   const links = [
     ["lobby", "#/lobby", t("lobby"), route === "lobby" || route === "table"],
     ["leaderboard", "#/leaderboard", t("leaderboard"), route === "leaderboard"],
+    signedIn ? ["puzzles", "#/puzzles", t("puzzles"), route === "puzzles"] : null,
     signedIn ? ["profile", mine, t("myProfile"), route === "player" && id && decode(id) === user.username] : null,
     signedIn && user.role === "admin" ? ["admin", "#/admin", t("admin"), route === "admin"] : null,
   ].filter(Boolean);

@@ -2,7 +2,7 @@
 const STRINGS = {
   en: {
     signin: "Sign in", register: "Register", guest: "Play as guest", username: "Username", password: "Password",
-    lobby: "Lobby", newTable: "New table", variant: "Game", tressette: "Tressette", kifameno: "Kifameno",
+    lobby: "Lobby", puzzles: "Puzzles", newTable: "New table", variant: "Game", tressette: "Tressette", kifameno: "Kifameno",
     opponent: "Opponent", anyone: "Anyone", bot: "Bot", invite: "Private (invite link)", level: "Bot level",
     beginner: "beginner", novice: "novice", easy: "easy", normal: "normal", strong: "strong", master: "master",
     botPool: "Bot pool", botsConnected: "bots connected", botTurns: "turns being thought about", botSlots: "of",
@@ -123,7 +123,7 @@ const STRINGS = {
   },
   sl: {
     signin: "Prijava", register: "Registracija", guest: "Igraj kot gost", username: "Uporabniško ime",
-    password: "Geslo", lobby: "Preddverje", newTable: "Nova miza", variant: "Igra", tressette: "Tressette",
+    password: "Geslo", lobby: "Preddverje", puzzles: "Uganke", newTable: "Nova miza", variant: "Igra", tressette: "Tressette",
     kifameno: "Kifameno", opponent: "Nasprotnik", anyone: "Kdorkoli", bot: "Robot", invite: "Zasebno (povezava)",
     level: "Raven robota", beginner: "začetnik", novice: "novinec", easy: "lahka", normal: "srednja",
     strong: "močna", master: "mojster", botPool: "Roboti", botsConnected: "povezanih robotov",
