@@ -12,8 +12,8 @@ from fastapi.responses import PlainTextResponse
 from sqlalchemy import or_, select
 
 from server.api.deps import DB, CurrentUser
-from server.game.analysis import analysed_accuracy
 from server.protocol import MAX_DB_INT
+from server.store.analyses import analysed_accuracy
 from server.store.models import Analysis, Game, MatchRow, Move, User, UserTotals
 from server.store.rankings import RankOrder, ranking
 from tressette import Deal, Variant, VariantName, card_name, deal_score, trick_to_dict

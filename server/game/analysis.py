@@ -20,17 +20,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import case, delete, func, or_, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
 
 from server.protocol import Analyse, AnalysisReport, out
-from server.store.models import Analysis, Game, Move, MoveAnalysis, User
-from tressette import CardError, card_name, parse_card
+from server.store.analyses import accuracies, bot_games, game_record, move_rows, queue_position
+from server.store.models import Analysis, Game, Move, MoveAnalysis
 
 log = logging.getLogger("treset.analysis")
-
-LABELS = ("best", "good", "inaccuracy", "mistake", "blunder")
-KINDS = (None, "threw_win", "missed_win")
 MAX_ATTEMPTS = 3
 """A job whose bot vanished (or timed out) this many times fails: it may be what kills the bots."""
 
@@ -62,61 +59,6 @@ def version_key(version: str | None) -> tuple[tuple[int, str], ...]:
     True
     """
     return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.findall(r"\d+|[A-Za-z]+", version or ""))
-
-
-def game_record(game: Game, moves: list[Move]) -> dict[str, Any]:
-    """Return what a bot needs to analyse ``game``: the deck in dealing order and every card played."""
-    return {"id": game.id, "variant": game.variant, "deck": [card_name(c) for c in game.deck],
-            "first_leader": game.first_leader,
-            "moves": [{"move": m.move_number, "trick": m.trick_number, "seat": m.seat, "card": card_name(m.card)}
-                      for m in moves]}
-
-
-def _number(item: dict[str, Any], key: str, *, optional: bool = False) -> float | None:
-    value = item.get(key)
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"move {item.get('move')}: {key} is not a number")
-    return float(value)
-
-
-def move_rows(game_id: int, result: dict[str, Any], moves: list[Move]) -> list[MoveAnalysis]:
-    """Return the per-move rows of an analysis of the game whose moves are ``moves``.
-
-    Raises:
-        ValueError: the analysis does not describe these moves (count, order, cards) or a field is malformed.
-    """
-    items = result.get("moves")
-    if not isinstance(items, list) or len(items) != len(moves):
-        raise ValueError(f"the analysis has {len(items) if isinstance(items, list) else 'no'} moves, "
-                         f"the game {len(moves)}")
-    rows = []
-    for m, item in zip(moves, items, strict=True):
-        if not isinstance(item, dict) or item.get("move") != m.move_number or item.get("card") != card_name(m.card):
-            raise ValueError(f"move {m.move_number} of the analysis is not the card played")
-        if item.get("label") not in LABELS or item.get("kind") not in KINDS:
-            raise ValueError(f"move {m.move_number}: unknown label or kind")
-        try:
-            best = parse_card(str(item.get("best")))
-        except CardError as exc:
-            raise ValueError(f"move {m.move_number}: best card: {exc}") from None
-        loss = _number(item, "loss")
-        assert loss is not None
-        rows.append(MoveAnalysis(
-            game_id=game_id, move_number=m.move_number, seat=m.seat, known=bool(item.get("known")), best_card=best,
-            value=_number(item, "value"), best_value=_number(item, "best_value"), loss=round(max(0.0, loss), 4),
-            win=_number(item, "win", optional=True), best_win=_number(item, "best_win", optional=True),
-            label=item["label"], kind=item.get("kind")))
-    return rows
-
-
-def _accuracies(result: dict[str, Any]) -> tuple[float | None, float | None]:
-    acc: list[float | None] = [None, None]
-    for p in result.get("players") or []:
-        if isinstance(p, dict) and p.get("seat") in (0, 1) and isinstance(p.get("accuracy"), int | float):
-            acc[p["seat"]] = float(p["accuracy"])
-    return acc[0], acc[1]
 
 
 RETRY_S = 2.0
@@ -246,7 +188,7 @@ class AnalysisQueue:
             row.status, row.error, row.attempts, row.requested_at = "queued", None, 0, _now()
             row.started_at = row.finished_at = None
             session.commit()
-            return game_id in _bot_games(session, [game_id])
+            return game_id in bot_games(session, [game_id])
 
     @staticmethod
     def wanted(*, bots_only: bool, moves: int) -> bool:
@@ -367,7 +309,7 @@ class AnalysisQueue:
                 session.execute(delete(MoveAnalysis).where(MoveAnalysis.game_id == game_id))
                 session.add_all(rows)
                 row.status, row.version, row.result, row.error = "done", version, msg.analysis, None
-                row.accuracy0, row.accuracy1 = _accuracies(msg.analysis)
+                row.accuracy0, row.accuracy1 = accuracies(msg.analysis)
                 row.finished_at = _now()
             session.commit()
         return version
@@ -408,7 +350,7 @@ class AnalysisQueue:
             versions = session.scalars(select(Analysis.version).where(Analysis.status == "done").distinct())
             self.latest_version = max((v for v in versions if v), key=version_key, default=None)
             session.commit()
-            self.bot_games = _bot_games(session, [r.game_id for r in rows])
+            self.bot_games = bot_games(session, [r.game_id for r in rows])
         self.waiting = sorted((r.game_id for r in rows), key=lambda g: g in self.bot_games)  # stable: in time order
         return len(rows)
 
@@ -431,41 +373,6 @@ class AnalysisQueue:
         """Return the queue's figures for ``/healthz``."""
         return {"analysis_bots": len(self.live_workers()), "analysis_waiting": len(self.waiting),
                 "analysis_running": len(self.jobs), "analysis_unstored": len(self.unstored) + len(self.unqueued)}
-
-
-def _bot_games(session: Session, game_ids: list[int]) -> set[int]:
-    """Return those of ``game_ids`` played by two bots."""
-    if not game_ids:
-        return set()
-    u0, u1 = aliased(User), aliased(User)
-    return set(session.scalars(select(Game.id).join(u0, u0.id == Game.player0_id).join(u1, u1.id == Game.player1_id)
-                               .where(Game.id.in_(game_ids), u0.role == "bot", u1.role == "bot")))
-
-
-def queue_position(session: Session, game_id: int) -> int:
-    """Return a queued analysis's place in the portal's queue (1: next), the same from every process.
-
-    The database's order, as the processes hand jobs out: games with a person before bot games, then
-    by when they were asked for.
-    """
-    u0, u1 = aliased(User), aliased(User)
-    bots_only = (u0.role == "bot") & (u1.role == "bot")
-    rows = session.execute(
-        select(Analysis.game_id, bots_only, Analysis.requested_at).join(Game, Game.id == Analysis.game_id)
-        .join(u0, u0.id == Game.player0_id).join(u1, u1.id == Game.player1_id)
-        .where(Analysis.status == "queued")).all()
-    ordered = sorted(rows, key=lambda r: (bool(r[1]), r[2], r[0]))
-    return next((i for i, r in enumerate(ordered, 1) if r[0] == game_id), len(ordered) + 1)
-
-
-def analysed_accuracy(*, session: Session, user_id: int) -> dict[str, tuple[float, int]]:
-    """Return a player's average accuracy (percent) over its analysed games, and their count, per variant."""
-    mine = case((Game.player0_id == user_id, Analysis.accuracy0), else_=Analysis.accuracy1)
-    rows = session.execute(
-        select(Game.variant, func.avg(mine), func.count(mine)).join(Analysis, Analysis.game_id == Game.id)
-        .where(or_(Game.player0_id == user_id, Game.player1_id == user_id), Analysis.status == "done")
-        .group_by(Game.variant)).all()
-    return {variant: (round(float(avg), 1), n) for variant, avg, n in rows if n}
 
 
 def _now() -> datetime:
