@@ -142,10 +142,14 @@ def unique_winners(position: Endgame, values: Values) -> list[Card] | None:
     """Return the winning cards when exactly one class of equivalent cards wins and some card loses, else None.
 
     The cards returned may be fewer than their class: a card equivalent in strength but
-    worth other points (an AS beside a KRALJ) can lose where its neighbour wins.
+    worth other points (an AS beside a KRALJ) can lose where its neighbour wins.  Winning
+    cards of one class but of different points (an AS and a KRALJ that both win) are not
+    one answer: after either the positions differ in points, so the line could not go on
+    with the two cards' roles swapped (as a puzzle page does when the player picks the
+    other accepted card); such a position counts as several winning classes.
     """
     won = position.winners(values)
-    if not won or len(won) == len(values):
+    if not won or len(won) == len(values) or len({POINTS[c] for c in won}) > 1:
         return None
     if not any(set(won) <= set(group) for group in position.classes()):
         return None

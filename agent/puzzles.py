@@ -12,11 +12,11 @@ move hardest: among replies after which exactly one class wins again (the puzzle
 on) the one leaving the player the most legal cards, then the least margin (the
 winning card's points beyond what the player needs), then the lowest card code.  The
 line ends at the last unique move: when no reply keeps the next move unique (every
-card wins, or several classes do), when the deal ends, or when the next player move
-would not come right after one opponent card (the player takes a trick it followed
-and leads again, or the opponent takes one it followed and leads: the line alternates,
-player's card, opponent's reply, as ``data.solution`` promises).  Of the accepted
-cards the one played in the line is the one with the most margin.
+card wins, or several classes do) or the deal ends.  The line is in play order: who
+plays each card follows from the rules (the player plays twice in a row when it takes
+a trick it followed and leads the next; the opponent likewise, and its "reply" is then
+the two cards, chosen together).  Of the accepted cards (equivalent, of equal points:
+the same value) the line plays the lowest code.
 
 **Refutations**: for each legal card that is not accepted, the line from that card to
 the end of the deal with the solver's card for each side (the opponent wins it).
@@ -69,23 +69,30 @@ def best_line(pos: Endgame, tt: np.ndarray) -> list[Card]:
     return line
 
 
-def resistance(after: Endgame, player: int, tt: np.ndarray) -> tuple[Card, Endgame, Values] | None:
-    """Return the opponent's reply that makes the player's next move hardest (see the module), or None.
+def resistance(after: Endgame, player: int, tt: np.ndarray) -> tuple[list[Card], Endgame, Values] | None:
+    """Return the opponent's cards until the player moves again that make its next move hardest, or None.
 
-    None: no reply leaves the player a unique winning move right after it.
+    One card, or two when the opponent takes the trick it follows and leads the next (see the
+    module).  None: no reply leaves the player a unique winning move.
     """
-    best: tuple[tuple[int, int, int], Card, Endgame, Values] | None = None
+    best: tuple[tuple[int, int, list[int]], list[Card], Endgame, Values] | None = None
+    replies: list[tuple[list[Card], Endgame]] = []
     for reply in after.legal():
         pos = after.play(reply)
-        if pos.is_over or pos.to_move != player:
+        if pos.is_over:
             continue
+        if pos.to_move == player:
+            replies.append(([reply], pos))
+        else:
+            replies += [([reply, lead], pos.play(lead)) for lead in pos.legal()]
+    for cards, pos in replies:
         values = pos.values(tt)
         won = unique_winners(pos, values)
         if won is None:
             continue
-        key = (len(values), -max(pos.margin(values, c) for c in won), -reply)
+        key = (len(values), -max(pos.margin(values, c) for c in won), [-c for c in cards])
         if best is None or key > best[0]:
-            best = (key, reply, pos, values)
+            best = (key, cards, pos, values)
     return None if best is None else best[1:]
 
 
@@ -106,12 +113,15 @@ def solve_puzzle(start: Endgame, tt: np.ndarray, values: Values | None = None) -
         refutations.append({w: [w, *best_line(pos.play(w), tt)] for w in sorted(vals) if w not in won})
         line.append(card)
         after = pos.play(card)
-        if after.is_over or after.to_move == player:
+        if after.is_over:
             break
+        if after.to_move == player:  # it took the trick it followed: it leads the next
+            pos, vals = after, after.values(tt)
+            continue
         reply = resistance(after, player, tt)
         if reply is None:
             break
-        line.append(reply[0])
+        line += reply[0]
         pos, vals = reply[1], reply[2]
     if not accepted:
         return None
@@ -208,7 +218,7 @@ def _chosen(found: list[_Candidate], moves: Sequence[Card]) -> list[_Candidate]:
                 continue
             steps = c.move_number - head.move_number
             line = head.solution.line
-            if steps % 2 == 0 and steps < len(line) and list(moves[head.move_number:c.move_number]) == line[:steps]:
+            if steps < len(line) and list(moves[head.move_number:c.move_number]) == line[:steps]:
                 c.tail_of = head.move_number
                 break
     chosen = []
