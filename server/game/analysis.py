@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from server.protocol import Analyse, AnalysisReport, out
 from server.store.models import Analysis, Game, Move, MoveAnalysis
+from server.store.puzzle_log import store_from_analysis
 from tressette import CardError, card_name, parse_card
 
 log = logging.getLogger("treset.analysis")
@@ -351,6 +352,7 @@ class AnalysisQueue:
                 row.status, row.version, row.result, row.error = "done", version, msg.analysis, None
                 row.accuracy0, row.accuracy1 = _accuracies(msg.analysis)
                 row.finished_at = _now()
+                store_from_analysis(session=session, game_id=game_id, result=msg.analysis, moves=moves)
             session.commit()
         return version
 
