@@ -15,7 +15,7 @@ import pytest
 from agent.analysis import known_values
 from agent.endgame import Endgame, unique_winners
 from agent.puzzle_themes import THEMES
-from agent.puzzles import find_puzzles, position_key, puzzle_data, solve_puzzle
+from agent.puzzles import find_puzzles, make_puzzle, position_key, puzzle_data, solve_puzzle
 from agent.search.solver import new_table, solve_reference
 from tressette import (
     POINTS,
@@ -24,6 +24,7 @@ from tressette import (
     Deal,
     Variant,
     card_name,
+    mask_of,
     parse_card,
     state_from_view,
     view_of,
@@ -208,3 +209,60 @@ def test_kinds_from_the_analysis_set_the_flags() -> None:
         told = find_puzzles(variant, deck, seed % 2, moves, kinds=kinds, tt=tt)
         assert [p["missed"] for p in told] == [p["missed"] for p in exact]
         assert not any(p["after_mistake"] and not p["move_number"] for p in told)
+
+
+def _position(variant: Variant, mine: list[str], theirs: list[str], lead: str | None, points: tuple[int, int]
+              ) -> Endgame:
+    """Return a hand-made position with seat 0 to move (following ``lead`` when given)."""
+    hands = (mask_of(parse_card(c) for c in mine), mask_of(parse_card(c) for c in theirs))
+    return Endgame(variant, hands, 1 if lead else 0, parse_card(lead) if lead else -1, points)
+
+
+def test_themes_of_hand_made_positions() -> None:
+    tt = new_table()
+    # Take the led ace with the 3, then the last trick with the 4: 12 + 4 + 3 = 19 wins; the 4 loses (12).
+    ace = _position(Variant.TRESSETTE, ["B 3", "B 4"], ["K 4"], "B AS", (12, 16))
+    sol = solve_puzzle(ace, tt)
+    assert sol is not None and sol.accepted == [[parse_card("B 3")]] and sol.line == [parse_card("B 3")]
+    tagged = make_puzzle(ace, sol, move_number=0, missed=False, after_mistake=False)
+    assert tagged["themes"] == ["take_ace", "last_trick", "one_move"]
+    assert tagged["data"]["refutations"] == [{"B 4": ["B 4", "K 4", "B 3"]}]
+    # Kifameno: dump the ace on the opponent's trick, or take 7 points with it later (12 + 7 = 19 loses).
+    dump = _position(Variant.KIFAMENO, ["D AS", "D 4"], ["D KAVAL"], "K 4", (12, 16))
+    sol = solve_puzzle(dump, tt)
+    assert sol is not None and sol.line == [parse_card("D AS")]
+    tagged = make_puzzle(dump, sol, move_number=0, missed=True, after_mistake=False)
+    assert tagged["themes"] == ["dump_points", "one_move"] and tagged["legal"] == 2
+    # Both cards win: no puzzle.
+    assert solve_puzzle(_position(Variant.TRESSETTE, ["B 3", "B 4"], ["K 4"], "B AS", (20, 8)), tt) is None
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_line_ends_only_when_no_reply_keeps_a_unique_move(variant: Variant) -> None:
+    tt = new_table()
+    checked = 0
+    for seed in range(400, 460):
+        start, _, moves = _played_to(seed, variant, 15)
+        for card in moves[len(moves) - 10:]:
+            pos = Endgame.from_deal(start)
+            start.play(card)
+            if len(pos.legal()) < 2 or unique_winners(pos, pos.values(tt)) is None:
+                continue
+            sol = solve_puzzle(pos, tt)
+            assert sol is not None
+            end = pos
+            for c in sol.line:
+                end = end.play(c)
+            if end.is_over:
+                continue
+            player = pos.to_move
+            if end.to_move == player:  # it took the trick it followed and leads: its move is not unique
+                nexts = [end]
+            else:  # after each reply of the opponent (one card, or two when it takes the trick and leads)
+                ones = [end.play(r) for r in end.legal()]
+                nexts = [q for q in ones if q.is_over or q.to_move == player]
+                nexts += [q.play(lead) for q in ones if not q.is_over and q.to_move != player for lead in q.legal()]
+            for q in nexts:
+                assert q.is_over or unique_winners(q, q.values(tt)) is None
+            checked += 1
+    assert checked >= 10
