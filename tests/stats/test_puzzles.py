@@ -168,3 +168,54 @@ def test_analysis_puzzles_are_checked_and_bad_ones_skipped(pg_url: str) -> None:
         assert [r.position_key for r in rows] == [key]
         scan_row = session.get(PuzzleScan, game_id)
         assert scan_row is not None and scan_row.version == FINDER_VERSION and scan_row.found == 2
+
+
+def test_an_analysis_brings_its_puzzles_and_a_bad_list_does_not_fail_it(pg_url: str) -> None:
+    from agent.analysis import analyse
+    from server.game.analysis import AnalysisQueue, game_record
+    from server.protocol import AnalysisReport
+    from server.store.models import Analysis
+
+    upgrade(pg_url)
+    sessions = session_factory(pg_url)
+    plants = planted(2, Variant.TRESSETTE)
+    with sessions() as session:
+        ids = [_add_game(session, Variant.TRESSETTE, deck, first, moves) for deck, first, moves, _ in plants]
+        session.add_all([Analysis(game_id=g, status="running") for g in ids])
+        session.commit()
+        records = [game_record(session.get(Game, g), list(session.scalars(  # type: ignore[arg-type]
+            select(Move).where(Move.game_id == g).order_by(Move.move_number)))) for g in ids]
+    queue = AnalysisQueue(sessions)
+    results = [analyse(r, iterations=40, seed=1) for r in records]
+    assert plants[0][3] in {p["position_key"] for p in results[0]["puzzles"]}
+    results[1]["puzzles"] = [{"position_key": "0" * 64}, *results[1]["puzzles"][:1], 17]
+    for g, result in zip(ids, results, strict=True):
+        queue._store(g, AnalysisReport(type="analysis", job="j", game_id=g, version="v", analysis=result))
+    with sessions() as session:
+        assert all(session.get(Analysis, g).status == "done" for g in ids)  # type: ignore[union-attr]
+        stored = {p.position_key: p for p in session.scalars(select(Puzzle))}
+        assert plants[0][3] in stored and stored[plants[0][3]].after_mistake
+        assert len([p for p in stored.values() if p.game_id == ids[1]]) == 1
+        assert [s.version for s in session.scalars(select(PuzzleScan).order_by(PuzzleScan.game_id))] == \
+            [FINDER_VERSION] * 2
+    assert sum(scan(pg_url)["games"].values()) == 0, "games scanned by their analysis are not scanned again"
+
+
+def test_the_command(pg_url: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    upgrade(pg_url)
+    with session_factory(pg_url)() as session:
+        generate(session, moves=400, players=4, seed=5, days=1)
+    env = {**os.environ, "TRESET_DATABASE_URL": pg_url}
+    run = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "puzzles", "--limit", "4", "--variant",
+                          "tressette"], env=env, capture_output=True, text=True, timeout=300, check=True)
+    assert run.stdout.startswith("scanned ") and "puzzles found" in run.stdout
+    with session_factory(pg_url)() as session:
+        scanned = session.scalars(select(PuzzleScan.game_id)).all()
+        assert len(scanned) == 4 and {session.get(Game, g).variant for g in scanned} == {"tressette"}  # type: ignore[union-attr]
+    helped = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "--help"], env=env, capture_output=True,
+                            text=True, timeout=60, check=True)
+    assert "treset admin puzzles" in helped.stdout
