@@ -219,3 +219,15 @@ def test_the_command(pg_url: str) -> None:
     helped = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "--help"], env=env, capture_output=True,
                             text=True, timeout=60, check=True)
     assert "treset admin puzzles" in helped.stdout
+
+
+def test_the_server_never_imports_the_agent() -> None:
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "server"
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not any(n == "agent" or n.startswith("agent.") for n in names), f"{path} imports the agent"
