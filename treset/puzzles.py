@@ -31,7 +31,7 @@ from server.settings import get_settings
 from server.store.db import session_factory, upgrade
 from server.store.models import Game, Move, MoveAnalysis
 from server.store.puzzle_log import games_to_scan, mark_scanned, store_puzzles
-from tressette import Variant, VariantName
+from tressette import IllegalMoveError, Variant, VariantName
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -56,7 +56,10 @@ def main(argv: list[str]) -> int:
 
 def scan(url: str, *, limit: int | None = None, variant: str | None = None, rescan: bool = False,
          batch: int = 200, progress: bool = False) -> dict[str, Any]:
-    """Scan the games (see the module); return the counts: games, found, stored, bad, themes, seconds."""
+    """Scan the games (see the module); return the counts: games, found, stored, bad, failed, themes, seconds.
+
+    A game whose moves the rules refuse is reported on stderr, counted in ``failed`` and left unscanned.
+    """
     started = time.perf_counter()
     sessions = session_factory(url)
     with sessions() as session:
@@ -65,7 +68,7 @@ def scan(url: str, *, limit: int | None = None, variant: str | None = None, resc
     found: Counter[str] = Counter()
     stored: Counter[str] = Counter()
     themes: Counter[tuple[str, str]] = Counter()
-    bad = 0
+    bad = failed = 0
     tt = new_table()  # one table for the run: its entries are facts about positions
     bar = tqdm(total=len(ids), unit="game", file=sys.stderr, desc="puzzles", disable=not progress)
     for at in range(0, len(ids), batch):
@@ -83,8 +86,13 @@ def scan(url: str, *, limit: int | None = None, variant: str | None = None, resc
                 game, played = rows[game_id], moves[game_id]
                 told = kinds.get(game_id)
                 labels = [told.get(m.move_number) for m in played] if told and len(told) == len(played) else None
-                puzzles = find_puzzles(Variant(game.variant), game.deck, game.first_leader, [m.card for m in played],
-                                       kinds=labels, tt=tt)
+                try:
+                    puzzles = find_puzzles(Variant(game.variant), game.deck, game.first_leader,
+                                           [m.card for m in played], kinds=labels, tt=tt)
+                except (ValueError, IllegalMoveError) as exc:  # a record the rules refuse: left unscanned
+                    print(f"treset admin puzzles: game {game_id} skipped: {exc}", file=sys.stderr)
+                    failed += 1
+                    continue
                 new, skipped = store_puzzles(session=session, game=game, moves=played, puzzles=puzzles)
                 mark_scanned(session=session, game_id=game_id, version=FINDER_VERSION, found=len(puzzles) - skipped)
                 games[game.variant] += 1
@@ -96,7 +104,7 @@ def scan(url: str, *, limit: int | None = None, variant: str | None = None, resc
             session.commit()
         bar.update(len(chunk))
     bar.close()
-    return {"games": games, "found": found, "stored": stored, "bad": bad, "themes": themes,
+    return {"games": games, "found": found, "stored": stored, "bad": bad, "failed": failed, "themes": themes,
             "seconds": time.perf_counter() - started}
 
 
@@ -105,7 +113,8 @@ def report(totals: dict[str, Any]) -> str:
     games, found, stored = totals["games"], totals["found"], totals["stored"]
     n, seconds = sum(games.values()), totals["seconds"]
     lines = [f"scanned {n} games in {seconds:.1f} s ({n / max(seconds, 1e-9):.1f} games/s): "
-             f"{sum(found.values())} puzzles found, {sum(stored.values())} new stored, {totals['bad']} skipped as bad"]
+             f"{sum(found.values())} puzzles found, {sum(stored.values())} new stored, {totals['bad']} skipped as bad"
+             + (f", {totals['failed']} games not replayable" if totals.get("failed") else "")]
     if n:
         variants = [v.value for v in Variant if games[v.value]]
         lines.append("per 1,000 games  " + "".join(f"{v:>12}" for v in variants))
