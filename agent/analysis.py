@@ -44,6 +44,9 @@ before had itself given up a win (the win was handed over and not taken),
 ``"threw_win"`` otherwise.  A player's ``accuracy`` is the share of its moves
 with a choice (more than one legal card) labelled best or good, in percent;
 ``avg_loss`` is its mean loss over those moves.
+
+``puzzles`` lists the deal's endgame puzzles (:mod:`agent.puzzles`; ``missed`` and
+``after_mistake`` read from the moves' ``kind``), ``puzzle_finder`` the finder's version.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from agent.decide import SearchConfig, known_position
+from agent.puzzles import FINDER_VERSION, find_puzzles
 from agent.search.evaluate import BATCHES, CardValue, card_values, paired_se
 from agent.search.mcts import Tree
 from agent.search.solver import new_table, solve_root
@@ -340,6 +344,9 @@ def analyse(record: Mapping[str, Any], *, iterations: int = DEFAULT_ITERATIONS, 
                 "eval": eval_after(values.points[card], values.win[card], seat)}
         moves.append(move)
         deal.play(card)
+    known_s = time.perf_counter()
+    puzzles = find_puzzles(rec.variant, rec.deck, rec.first_leader, rec.moves, kinds=[m["kind"] for m in moves], tt=tt)
+    spent[True] += time.perf_counter() - known_s
     return {
         "version": version(),
         "variant": rec.variant.value,
@@ -348,6 +355,7 @@ def analyse(record: Mapping[str, Any], *, iterations: int = DEFAULT_ITERATIONS, 
                                "known part: the exact solver"},
         "moves": moves,
         "players": [player_summary(moves, 0), player_summary(moves, 1)],
+        "puzzles": puzzles, "puzzle_finder": FINDER_VERSION,
         "timing": {"hidden_s": _r(spent[False]), "known_s": _r(spent[True]),
                    "total_s": _r(time.perf_counter() - start)},
     }

@@ -14,8 +14,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.cli", "run the game server (migrations first)"),
     "migrate": ("server.tools.migrate", "bring the database to the latest schema and exit"),
     "up": ("treset.up", "start everything: server on the default database, bot account, one agent"),
-    "admin": ("server.tools.admin_cli", "admin tools: exports, seeding, bot-versus-bot series"),
+    "admin": ("server.tools.admin_cli", "admin tools: exports, seeding, puzzles, bot-versus-bot series"),
 }
+SUBCOMMANDS: dict[tuple[str, str], str] = {("admin", "puzzles"): "treset.puzzles"}
+"""Sub-commands run by another module than their command's: ``admin puzzles`` needs the agent,
+which the server's admin tools never import."""
 
 
 def _usage() -> str:
@@ -34,7 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"treset: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
+    target = SUBCOMMANDS.get((name, rest[0])) if rest else None
+    if target is not None:
+        name, rest = f"{name} {rest[0]}", rest[1:]
+    module = importlib.import_module(target or COMMANDS[name][0])
     result: int = module.main(rest)
     return result
 

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from server.protocol import Analyse, AnalysisReport, out
 from server.store.analyses import accuracies, bot_games, game_record, move_rows, queue_position
 from server.store.models import Analysis, Game, Move, MoveAnalysis
+from server.store.puzzle_log import store_from_analysis
 
 log = logging.getLogger("treset.analysis")
 MAX_ATTEMPTS = 3
@@ -311,6 +312,7 @@ class AnalysisQueue:
                 row.status, row.version, row.result, row.error = "done", version, msg.analysis, None
                 row.accuracy0, row.accuracy1 = accuracies(msg.analysis)
                 row.finished_at = _now()
+                store_from_analysis(session=session, game_id=game_id, result=msg.analysis, moves=moves)
             session.commit()
         return version
 

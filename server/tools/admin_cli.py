@@ -7,7 +7,10 @@
   games, the same rows as ``GET /api/admin/moves/export``, with a progress bar;
 - ``treset admin seed --moves N``: add generated games (at least N moves) for benchmarks;
 - ``treset admin readonly-user NAME [--password PW]``: create a PostgreSQL login in the
-  read-only role ``treset_readonly`` and print its connection URL.
+  read-only role ``treset_readonly`` and print its connection URL;
+- ``treset admin puzzles [--limit N] [--variant V] [--rescan]``: search finished games for endgame
+  puzzles (run by ``treset.puzzles``, which ``treset.cli`` routes it to: it needs the agent's solver,
+  which the server never imports; docs/admin.md).
 """
 
 from __future__ import annotations
@@ -84,6 +87,9 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
+    if argv[0] == "puzzles":
+        print("treset admin: run 'treset admin puzzles' (the treset command; it needs the agent)", file=sys.stderr)
+        return 2
     args = _parser().parse_args(argv)
     url = get_settings().database_url
     upgrade(url)
