@@ -28,7 +28,7 @@ from server.store.ratings import Rating, after_game
 from tests.bot.test_bot_games import BOT_TOKEN
 from tests.conftest import LiveServer, launch_server
 from tests.web.conftest import DESKTOP, PHONE, real_bot
-from tests.web.test_table_ux import _guest, _shot, _shots_everywhere, _step
+from tests.web.test_table_ux import _guest, _play_to_summary, _shot, _shots_everywhere
 from tressette import Match, Variant, replay
 
 pytestmark = pytest.mark.browser
@@ -61,14 +61,6 @@ def _open_match(page: Page, target: int, variant: str = "tressette") -> None:
     expect(page.locator("#my-hand .card")).to_have_count(10, timeout=WAIT_MS)
 
 
-def _play_deal(page: Page, seconds: float = 150) -> None:
-    deadline = time.time() + seconds
-    while time.time() < deadline and page.locator("#summary").count() == 0:
-        _step(page)
-        time.sleep(0.05)
-    expect(page.locator("#summary")).to_be_visible()
-
-
 def test_a_match_to_11_against_the_bot_is_stored_as_linked_deals(browser: Browser, site: tuple[LiveServer, str]) -> None:
     server, db_url = site
     page = _guest(browser, server.url, DESKTOP)
@@ -79,7 +71,7 @@ def test_a_match_to_11_against_the_bot_is_stored_as_linked_deals(browser: Browse
     _shots_everywhere(page, "match-table")
     deals = 0
     while True:
-        _play_deal(page)
+        _play_to_summary(page)
         deals += 1
         expect(page.locator("#match-summary")).to_contain_text(f"Match after deal {deals}:")
         if page.locator("#match-end").count():
@@ -150,7 +142,7 @@ def test_leaving_a_match_between_deals_loses_it_on_a_phone_in_slovenian(
     _open_match(page, 21, "kifameno")
     expect(page.locator("#match-head")).to_contain_text("Partija do 21")
     _shot(page, "match-phone-sl-table")
-    _play_deal(page)
+    _play_to_summary(page)
     expect(page.locator("#match-summary")).to_contain_text("Partija po 1. igri:")
     _shot(page, "match-phone-sl-summary")
     me = page.locator("#username").inner_text()
