@@ -41,6 +41,8 @@ class Table:
     opponent: str
     bot_level: str | None = None
     invite: str | None = None
+    target: int = 0
+    """0: a single deal; else a match to that many whole points (``tressette.MATCH_TARGETS``)."""
     created_at: float = field(default_factory=time.time)
     seats: list[Seat | None] = field(default_factory=lambda: [None, None])
     deal: Deal | None = None
