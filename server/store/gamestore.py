@@ -14,12 +14,13 @@ from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from server.game.records import Fence, GameEnd, NewGame, Player, SavedGame
 from server.store import repos
-from server.store.models import Analysis, Game, Move, User
+from server.store.models import Analysis, Game, Move, User, UserTotals
+from server.store.ratings import DEFAULT_RATING
 from server.store.writer import MoveWriter
 
 log = logging.getLogger("treset.store")
@@ -48,6 +49,15 @@ class SqlGameStore:
             user = repos.ensure_user(session=session, username=username, role="bot")
             return Player(user.id, user.username, user.role)
         return await self.writer.run(work)
+
+    async def rating(self, user_id: int, variant: str) -> float:
+        """Return ``user_totals.rating`` of the user in ``variant`` (1500 for one who has not played it)."""
+        def work() -> float:
+            with self.sessions() as session:
+                value = session.scalar(select(UserTotals.rating).where(UserTotals.user_id == user_id,
+                                                                       UserTotals.variant == variant))
+                return float(value) if value is not None else DEFAULT_RATING
+        return await asyncio.to_thread(work)
 
     async def start_game(self, game: NewGame, *, fence: Fence) -> tuple[int, int]:
         """Insert the deal's ``games`` row; return its id and the table's token (token 0: claimed here)."""
