@@ -81,9 +81,13 @@ class Matchmaker:
                          target=msg.target, rating=rating, since=time.time(), node=self.node)
         if held is not None and held[0] is not conn:
             await held[0].send(out(SeekEnded(reason="replaced")))
-        self.held[conn.user_id] = (conn, seek)
+        self.held[conn.user_id] = (conn, seek)  # before the queue has it: a pair made at once finds it here
         self.told.pop(conn.user_id, None)
-        earlier = await self.queue.add(seek)
+        try:
+            earlier = await self.queue.add(seek)
+        except Exception:
+            self._drop(conn.user_id)
+            raise
         if earlier is not None and earlier.node != self.node and self.rooms.portal:
             self.rooms.portal.broadcast("unseek", user_id=conn.user_id, reason="replaced", node=earlier.node)
         await self._pair()
@@ -106,7 +110,11 @@ class Matchmaker:
     async def seated(self, user_id: int) -> None:
         """End the user's seek: it started or joined a table (here, or through the portal for any process)."""
         held = self._drop(user_id)
-        earlier = await self.queue.remove(user_id)
+        try:
+            earlier = await self.queue.remove(user_id)
+        except Exception:  # noqa: BLE001 - Redis away: the table is open all the same; the seek is over here
+            log.warning("could not take a seated user's seek out of the queue", exc_info=True)
+            earlier = None
         if held is not None:
             await held[0].send(out(SeekEnded(reason="table")))
         elif earlier is not None and earlier.node != self.node and self.rooms.portal:
@@ -148,8 +156,12 @@ class Matchmaker:
         if not self.held or time.monotonic() - self.looked_at < LOOK_EVERY_S:
             return
         self.looked_at = time.monotonic()
-        await self._pair()
-        seeks = await self.queue.all()
+        try:
+            await self._pair()
+            seeks = await self.queue.all()
+        except Exception as exc:  # noqa: BLE001 - Redis away: the next look tries again
+            log.warning("quick pairing could not look at the queue: %s", exc)
+            return
         for conn, seek in list(self.held.values()):
             await self._tell(conn, seek, seeks)
 
@@ -167,9 +179,11 @@ class Matchmaker:
         conns: list[Connection | None] = []
         for i, seek in enumerate((a, b)):
             held = self._drop(seek.user_id) if seek.node == self.node else None
-            conns.append(held[0] if held is not None else None)
+            conn = held[0] if held is not None and not held[0].closed else None
+            conns.append(conn)
+            # A seat without its socket yet (another process's, seated in a moment) has the reconnect grace.
             table.seats[i] = Seat(seek.user_id, seek.username, is_bot=False,
-                                  disconnected_at=None if held is not None else time.time())
+                                  disconnected_at=None if conn is not None else time.time())
         portal = self.rooms.portal
         try:
             if portal:

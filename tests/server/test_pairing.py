@@ -11,13 +11,16 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import httpx
 import pytest
+from redis.asyncio import Redis
 from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
 from server.game.pairing import MemoryQueue, SeekEntry, Widening, compatible, match
+from server.game.pairing_redis import RedisQueue
 from server.store.models import UserTotals
 from tests.conftest import LiveServer
 from tests.server.client import Client, Msg, guest_token, is_table
@@ -78,6 +81,29 @@ def test_the_memory_queue_keeps_one_seek_per_user_and_takes_only_its_pairs() -> 
         pairs = await queue.take_pairs(now=3, widening=W, mine=lambda s: s.user_id == 2)
         assert [(a.user_id, b.user_id) for a, b in pairs] == [(2, 1)]
         assert await queue.all() == [] and await queue.remove(1) is None
+    asyncio.run(run())
+
+
+def test_two_redis_queues_never_take_the_same_seeker(redis_url: str) -> None:
+    """Two processes' queues on one Redis take pairs at the same moment: every seeker at most once in all."""
+    async def run() -> None:
+        clients = [Redis.from_url(redis_url, decode_responses=True) for _ in range(2)]
+        queues = [RedisQueue(c, alive=lambda node: node in ("one", "two")) for c in clients]
+        rng = random.Random(7)
+        for user in range(60):
+            await queues[user % 2].add(replace(_seek(user, rng.gauss(1500, 150), rng.uniform(0, 5)),
+                                               node="one" if user % 2 else "two"))
+        await queues[0].add(replace(_seek(99, 1500, 0), node="dead"))  # a dead process's seek: ignored
+        users: list[int] = []
+        for _ in range(3):  # six looks at once (three per process), three times
+            taken = await asyncio.gather(*(q.take_pairs(now=10, widening=W, mine=lambda s: True) for q in queues * 3))
+            users += [s.user_id for pairs in taken for pair in pairs for s in pair]
+        assert len(users) == len(set(users)) > 40 and 99 not in users
+        left = await queues[1].all()
+        assert not [(a, b) for a in left for b in left if compatible(a, b, now=10, widening=W)]
+        assert len(left) + len(users) == 60
+        for c in clients:
+            await c.aclose()
     asyncio.run(run())
 
 
@@ -247,8 +273,13 @@ def test_pairing_across_two_processes(pg_url: str, redis_url: str, start_server:
     assert c.wait_for(lambda m: m["type"] == "seek_ended")["reason"] == "cancelled"
     d.send({"type": "seek", "variant": "kifameno"})
     assert d.wait_for(lambda m: m["type"] == "seeking")["waiting"] == 1
-    d.send({"type": "cancel_seek"})
-    d.wait_for(lambda m: m["type"] == "seek_ended")
+    # Joining a table of the other process ends the seek there too.
+    e, _ = _player(one)
+    e.send({"type": "create_table", "variant": "tressette"})
+    open_id = e.wait_for(is_table)["table"]["id"]
+    d.send({"type": "join_table", "table_id": open_id})
+    assert d.wait_for(lambda m: m["type"] == "seek_ended")["reason"] == "table"
+    assert all(httpx.get(f"{s.url}/healthz").json()["seeking_here"] == 0 for s in (one, two))
     # Ten at once, five on each process: five tables, everyone seated once.
     players = [_player(one if i % 2 else two) for i in range(10)]
     go = threading.Barrier(len(players))
