@@ -26,6 +26,16 @@ function ratingIn(variant) {
 export function nearestLevel(rating) {
   const rated = (live.botLevels ?? []).filter((level) => live.botRatings?.[level]);
   if (!rated.length) return null;
+  return nearestOf(rated, rating);
+}
+
+/** Return the bot level to offer a seeker: the nearest rated one, else the middle one served (null: no bot). */
+function offeredLevel(rating) {
+  const served = live.botLevels ?? [];
+  return nearestLevel(rating) ?? (served.includes("normal") ? "normal" : served[Math.floor(served.length / 2)] ?? null);
+}
+
+function nearestOf(rated, rating) {
   return rated.reduce((best, level) =>
     (Math.abs(live.botRatings[level] - rating) < Math.abs(live.botRatings[best] - rating) ? level : best));
 }
@@ -84,8 +94,8 @@ function clock(ms) {
 
 function seekingPanel(seek) {
   const waited = Date.now() - seek.startedAt;
-  const level = nearestLevel(seek.rating);
-  const offer = waited >= seek.bot_offer_ms && level && live.botLevels?.includes(level);
+  const level = offeredLevel(seek.rating);
+  const offer = waited >= seek.bot_offer_ms && level;
   return h("section", { class: "panel seeking", id: "seeking", "aria-labelledby": "seeking-title" },
     h("div", { class: "row" },
       h("span", { class: "spinner", "aria-hidden": "true" }),
@@ -100,7 +110,8 @@ function seekingPanel(seek) {
       h("p", {}, t("botOffer")),
       h("button", { id: "bot-offer", onclick: () => send({ type: "create_table", variant: seek.variant, opponent: "bot",
         bot_level: level, target: seek.target }) },
-      t("botOfferButton", { level: t(level), n: live.botRatings[level] })),
+      live.botRatings?.[level] ? t("botOfferButton", { level: t(level), n: live.botRatings[level] })
+        : t("botOfferPlain", { level: t(level) })),
       h("p", { class: "note" }, t("botOfferKeep"))) : null,
     h("div", { class: "row" },
       h("button", { class: "ghost", id: "cancel-seek", onclick: () => send({ type: "cancel_seek" }) }, t("cancel"))));
