@@ -21,9 +21,11 @@ from sqlalchemy.orm import Session
 
 from server.game.pairing import MemoryQueue, SeekEntry, Widening, compatible, match
 from server.game.pairing_redis import RedisQueue
+from server.game.records import MemoryStore
 from server.store.models import UserTotals
 from tests.conftest import LiveServer
 from tests.server.client import Client, Msg, guest_token, is_table
+from tests.server.test_game_service import make_hub, player, send
 
 W = Widening(start=200, per_s=10, most=1000)
 
@@ -299,3 +301,33 @@ def test_pairing_across_two_processes(pg_url: str, redis_url: str, start_server:
         tables.setdefault(table["id"], []).append(table["you"])
         assert table["players"][table["you"]]["username"] == user["username"]
     assert len(tables) == 5 and all(sorted(seats) == [0, 1] for seats in tables.values())
+
+
+# ----- the matchmaker in-process (store and sockets in memory) ----------------------------------
+
+
+def test_in_process_a_failed_table_ends_both_seeks_and_a_closed_socket_waits_for_nobody() -> None:
+    """The store refusing the paired deal: nobody is left seated, both are told; a rating decides the order."""
+    async def main() -> None:
+        store = MemoryStore()
+        store.ratings[(2, "tressette")] = 1650.0
+        hub = make_hub(store)
+        (a, ta), (b, tb) = await player(hub, 1, "ann"), await player(hub, 2, "bob")
+        await send(hub, a, type="seek")
+        store.fail = 1  # the deal's first write is refused
+        await send(hub, b, type="seek")
+        for transport in (ta, tb):
+            assert transport.of_type("seek_ended")[-1]["reason"] == "failed"
+            assert transport.of_type("error")[-1]["code"] == "internal"
+        assert not hub.tables and not hub.pairing.held and not await hub.pairing.queue.all()
+        await send(hub, b, type="seek")
+        assert tb.of_type("seeking")[-1]["rating"] == 1650
+        await hub.disconnect(b)  # a closed socket's seek is gone: A waits
+        await send(hub, a, type="seek")
+        assert ta.of_type("seeking")[-1]["waiting"] == 1 and not hub.tables
+        (c, tc) = await player(hub, 3, "cid")
+        await send(hub, c, type="seek")
+        table = next(iter(hub.tables.values()))
+        assert [s.username for s in table.seats if s] == ["ann", "cid"] and table.status == "playing"
+        assert tc.of_type("seek_ended")[-1] == {"type": "seek_ended", "reason": "paired", "table_id": table.id}
+    asyncio.run(main())
