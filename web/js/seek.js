@@ -64,6 +64,7 @@ export function onSeeking(m) {
   const startedAt = same ? live.seek.startedAt : Date.now();
   if (!same) announce(t("seekingTitle"));
   live.seek = { ...m, startedAt };
+  live.online = m.online; // fresher than the lobby's figure, which is sent coalesced
   clearTimeout(offerTimer);
   const left = startedAt + m.bot_offer_ms - Date.now();
   if (left > 0) offerTimer = setTimeout(rerender, left + 50);
