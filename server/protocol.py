@@ -13,7 +13,7 @@ MAX_DB_INT = 2**31 - 1
 ERROR_CODES = frozenset({
     "bad_json", "bad_message", "too_large", "rate_limited", "no_table", "not_seated", "table_full", "bad_invite",
     "no_bot", "not_your_turn", "illegal_card", "game_over", "internal", "too_many_tables", "auth_failed",
-    "table_unavailable", "unavailable",
+    "table_unavailable", "unavailable", "not_seeking",
 })
 """Every ``error.code`` the server sends (docs/protocol.md, "Errors")."""
 
@@ -32,6 +32,13 @@ class Auth(_Msg):
 AUTH: TypeAdapter[Auth] = TypeAdapter(Auth)
 
 
+def _a_format(target: int) -> int:
+    """Return ``target`` if it names a format: 0 (a single deal) or one of ``tressette.MATCH_TARGETS``."""
+    if target != 0 and target not in MATCH_TARGETS:
+        raise ValueError(f"target is 0 (a single deal) or one of {list(MATCH_TARGETS)}")
+    return target
+
+
 class CreateTable(_Msg):
     """Open a table and sit at seat 0."""
 
@@ -42,12 +49,24 @@ class CreateTable(_Msg):
     target: int = Field(default=0, strict=True)
     """0: a single deal; else a match to one of ``tressette.MATCH_TARGETS`` whole points."""
 
-    @field_validator("target")
-    @classmethod
-    def _a_format(cls, target: int) -> int:
-        if target != 0 and target not in MATCH_TARGETS:
-            raise ValueError(f"target is 0 (a single deal) or one of {list(MATCH_TARGETS)}")
-        return target
+    _format = field_validator("target")(_a_format)
+
+
+class Seek(_Msg):
+    """Play a person: be paired with someone seeking the same game and format, or wait in the queue."""
+
+    type: Literal["seek"]
+    variant: VariantName = "tressette"
+    target: int = Field(default=0, strict=True)
+    """The format, as in :class:`CreateTable`."""
+
+    _format = field_validator("target")(_a_format)
+
+
+class CancelSeek(_Msg):
+    """Stop looking for an opponent."""
+
+    type: Literal["cancel_seek"]
 
 
 class JoinTable(_Msg):
@@ -158,12 +177,13 @@ class AnalysisReport(_Msg):
 
 
 ClientMessage = Annotated[
-    CreateTable | JoinTable | WatchTable | OpenTable | LeaveTable | Play | Rematch | Chat | Ping | BotHello | AnalysisReport,
+    CreateTable | JoinTable | WatchTable | OpenTable | LeaveTable | Play | Rematch | Chat | Ping | BotHello | AnalysisReport
+    | Seek | CancelSeek,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 CLIENT_TYPES = {"create_table", "join_table", "watch_table", "open_table", "leave_table", "play", "rematch", "chat", "ping",
-                "bot_hello", "analysis"}
+                "bot_hello", "analysis", "seek", "cancel_seek"}
 
 
 # ----- server -> client ------------------------------------------------------------------
@@ -252,6 +272,35 @@ class ErrorMessage(_Msg):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
+class Seeking(_Msg):
+    """You are in the queue for ``variant`` and ``target`` (sent on ``seek``, then when a figure changes)."""
+
+    type: Literal["seeking"] = "seeking"
+    variant: str
+    target: int
+    since: int
+    """When the seek began (ms since epoch)."""
+    rating: int
+    """Your rating in ``variant`` (1500 for a new player), which the pairing goes by."""
+    range: int
+    """You are paired with someone whose rating is within this of yours (it widens while you wait)."""
+    waiting: int
+    """People seeking this game and format now, you included."""
+    online: int
+    """People online (as in ``lobby``)."""
+    bot_offer_ms: int
+    """After this long waiting, the client offers a bot of your level (``TRESET_BOT_OFFER_S``)."""
+
+
+class SeekEnded(_Msg):
+    """Your seek is over: ``paired`` (at ``table_id``, whose ``table`` follows), ``cancelled``, ``table``
+    (you started or joined another table), ``replaced`` (another socket of yours seeks now), ``failed``."""
+
+    type: Literal["seek_ended"] = "seek_ended"
+    reason: Literal["paired", "cancelled", "table", "replaced", "failed"]
+    table_id: str | None = None
+
+
 class Pong(_Msg):
     """The answer to ``ping``."""
 
@@ -278,7 +327,8 @@ class Analyse(_Msg):
     record: dict[str, Any]
 
 
-ServerMessage = Welcome | Lobby | TableMessage | SeatMoved | Left | ChatLine | ErrorMessage | Pong | BotTurn | Analyse
+ServerMessage = (Welcome | Lobby | TableMessage | SeatMoved | Left | ChatLine | ErrorMessage | Pong | BotTurn | Analyse
+                 | Seeking | SeekEnded)
 
 
 def out(msg: ServerMessage) -> dict[str, Any]:

@@ -47,6 +47,12 @@ class Settings(BaseSettings):
     ws_abuse_close: int = Field(default=100, description="rate-limited messages in a row that close the socket")
     max_waiting_tables: int = Field(default=3, description="tables a user may have waiting for an opponent")
     max_playing_tables: int = Field(default=10, description="deals a user may be playing at once")
+    pair_range: float = Field(default=200.0, ge=0, description="quick pairing: the rating difference accepted at "
+                              "first (server/game/pairing.py)")
+    pair_range_per_s: float = Field(default=10.0, ge=0, description="... widened by this much each second waited")
+    pair_range_max: float = Field(default=1000.0, ge=0, description="... up to this much")
+    bot_offer_s: float = Field(default=30.0, ge=0, description="quick pairing: after this long waiting, the client "
+                               "offers a bot of the player's level")
     login_per_account: int = Field(default=10, description="failed sign-ins per account from one address per "
                                    "auth window (a stranger's failures elsewhere do not count against the owner)")
     login_per_account_all: int = Field(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 
 from server.game.lobby import Lobby
 from server.game.room import Room
@@ -31,6 +32,8 @@ class Clock:
         self.rooms = rooms
         self.lobby = lobby
         self._last_tick = time.monotonic()
+        self.chores: list[Callable[[], Awaitable[None]]] = []
+        """More work for every tick (the matchmaker's look at its queue), each failing on its own."""
 
     async def tick(self) -> None:
         """Forfeit a player whose move clock ran out, or who stayed away past the grace period.
@@ -73,3 +76,8 @@ class Clock:
                     await self.lobby.send()
             except Exception:
                 log.exception("clock tick failed")
+            for chore in self.chores:
+                try:
+                    await chore()
+                except Exception:
+                    log.exception("a clock chore failed")

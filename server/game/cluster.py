@@ -139,6 +139,11 @@ class Cluster(Leases):
             self._resend = True  # sent by the next upkeep
         elif op == "revoke":
             self._spawn(self.service.revoke_here(set(msg["hashes"])))
+        elif op == "paired":
+            self._spawn(self.service.pairing.paired_here(msg["user_id"], msg["table_id"], msg["from"]))
+        elif op == "unseek":
+            if msg["node"] == self.node:
+                self._spawn(self.service.pairing.unseek_here(msg["user_id"], msg["reason"]))
         elif op == "rename":
             self._spawn(self.service.rename_here(user_id=msg["user_id"], username=msg["username"], role=msg["role"]))
 

@@ -146,8 +146,17 @@ class Routes(Bus):
         self._send(ALL, {"op": "bots", "from": self.node})
 
     def broadcast(self, op: str, **fields: Any) -> None:
-        """Tell every other node (``revoke``, ``rename``)."""
+        """Tell every other node (``revoke``, ``rename``, ``unseek``)."""
         self._send(ALL, {"op": op, "from": self.node, **fields})
+
+    def tell_paired(self, node: str, user_id: int, table_id: str) -> None:
+        """Tell ``node`` that its socket's seek of ``user_id`` was paired at ``table_id`` (opened here)."""
+        self._send(inbox(node), {"op": "paired", "from": self.node, "user_id": user_id, "table_id": table_id})
+
+    def seat_paired(self, conn: Connection, table_id: str, node: str) -> None:
+        """Ask ``node``, which opened ``table_id`` for a pair, to seat this node's socket ``conn`` there."""
+        if conn in self.cid_of:
+            self._to_node(node, conn, table_id, {"op": "reclaim", "table_id": table_id})
 
     async def owner_of(self, table_id: str) -> str | None:
         """Return the node owning ``table_id`` (None: no live table of that id)."""

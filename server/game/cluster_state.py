@@ -13,6 +13,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from server.game.connection import Connection
+from server.game.pairing_redis import RedisQueue
 from server.game.ports import Service
 from server.protocol import table_unavailable
 
@@ -91,6 +92,8 @@ class NodeState:
         self.lease_ms = int(lease_s * 1000)
         self.every_s = min(1.0, lease_s / 3)
         self._renew = self.redis.register_script(RENEW)
+        self.seeks = RedisQueue(self.redis, alive=lambda node: node in self._alive)
+        """The portal's queue of seeks (quick pairing)."""
         self._outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._cids = 0

@@ -25,6 +25,7 @@ from server.game.analysis import AnalysisQueue
 from server.game.clock import Clock
 from server.game.connection import Connection
 from server.game.lobby import LOBBY_LIMIT, Lobby
+from server.game.matchmaker import Matchmaker
 from server.game.records import GameStore, SavedGame
 from server.game.restore import Restore
 from server.game.room import Room
@@ -32,7 +33,7 @@ from server.game.rooms import Rooms
 from server.game.router import MAX_OVERSIZE, Router
 from server.game.sessions import Sessions
 from server.game.tables import Table
-from server.protocol import LevelInfo
+from server.protocol import CancelSeek, LevelInfo, Seek
 from server.settings import Settings
 from tressette import Variant
 
@@ -71,7 +72,6 @@ class Hub:
 
     handle: Callable[[Connection, str], Awaitable[None]]
     connect: Callable[[Connection], Awaitable[None]]
-    disconnect: Callable[[Connection], Awaitable[None]]
     tick: Callable[[], Awaitable[None]]
 
     def __init__(self, settings: Settings, store: GameStore, analysis: AnalysisQueue) -> None:
@@ -87,12 +87,20 @@ class Hub:
         self.sessions = Sessions(self.rooms, self.lobby)
         self.clock = Clock(self.rooms, self.lobby)
         self.restorer = Restore(self.rooms)
+        self.pairing = Matchmaker(self.rooms, self.lobby)
+        self.router.here.update({Seek: self.pairing.on_seek, CancelSeek: self.pairing.on_cancel})
+        self.lobby.seated = self.pairing.seated
+        self.clock.chores.append(self.pairing.tick)
         self._tables = TablesView(self.rooms.by_id)
         # The hot paths go straight to their part: no extra call per message.
         self.handle = self.router.handle
         self.connect = self.sessions.connect
-        self.disconnect = self.sessions.disconnect
         self.tick = self.clock.tick
+
+    async def disconnect(self, conn: Connection) -> None:
+        """Forget ``conn``: its seats start their reconnect grace, its bot turns move on, its seek ends."""
+        await self.sessions.disconnect(conn)
+        await self.pairing.disconnected(conn)
 
     # ----- what the app and the portal read ----------------------------------------------
 
@@ -154,6 +162,7 @@ class Hub:
             "connections": len(self.rooms.seats.conns),
             **self.analysis.health(),
             **self.store.health(),
+            **self.pairing.health(),
             **(self.cluster.health() if self.cluster else {}),
         }
 

@@ -11,6 +11,7 @@ import asyncio
 import json
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from server.game.connection import Connection
@@ -44,6 +45,8 @@ class Lobby:
         self.sent_at = 0.0
         self.text = ""
         """The lobby last sent to everyone (encoded), given as it is to each newcomer until it changes."""
+        self.seated: Callable[[int], Awaitable[None]] | None = None
+        """Told the user id of whoever starts or joins a table (the matchmaker ends that user's seek)."""
 
     # ----- the list ----------------------------------------------------------------------
 
@@ -122,6 +125,8 @@ class Lobby:
         else:
             await room.send_table(conn, 0, None)
         self.rooms.lobby_changed()
+        if self.seated is not None:
+            await self.seated(conn.user_id)
 
     async def start_bot_series(self, *, level_a: str, level_b: str, games: int, variant: Variant) -> Table:
         """Open a bot-versus-bot table that plays ``games`` deals (every move logged as usual)."""
@@ -167,6 +172,8 @@ class Lobby:
             return
         await room.seat(conn, free[0], Seat(conn.user_id, conn.username, is_bot=False))
         self.rooms.lobby_changed()
+        if self.seated is not None:
+            await self.seated(conn.user_id)
 
     async def over_table_limit(self, conn: Connection, ref: str, *, waiting: bool) -> bool:
         """Refuse (``too_many_tables``) a table past the user's limits; return True if refused.

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from server.game.analysis import AnalysisQueue
 from server.game.botpool import BotPool
 from server.game.connection import Connection
+from server.game.pairing import SeekQueue
 from server.game.records import GameStore, SavedGame
 from server.game.tables import Table
 from server.protocol import BotHello, LevelInfo
@@ -25,6 +26,12 @@ class Portal(Protocol):
 
     remote_online: int
     """People online at the other processes."""
+    node: str
+    """This process's name on the portal."""
+
+    @property
+    def seeks(self) -> SeekQueue:
+        """The portal's queue of seeks (quick pairing), where every process sees it."""
 
     def connected(self, conn: Connection) -> None:
         """Number a new socket of this process."""
@@ -66,7 +73,13 @@ class Portal(Protocol):
         """List a local bot for every process."""
 
     def broadcast(self, op: str, **fields: Any) -> None:
-        """Tell every other process (``revoke``, ``rename``)."""
+        """Tell every other process (``revoke``, ``rename``, ``unseek``)."""
+
+    def tell_paired(self, node: str, user_id: int, table_id: str) -> None:
+        """Tell ``node`` that its socket's seek of ``user_id`` was paired at ``table_id`` (opened here)."""
+
+    def seat_paired(self, conn: Connection, table_id: str, node: str) -> None:
+        """Ask ``node``, which opened ``table_id`` for a pair, to seat this process's socket ``conn`` there."""
 
     def health(self) -> dict[str, Any]:
         """Return this process's portal figures for ``/healthz``."""
@@ -121,3 +134,17 @@ class Service(Protocol):
 
     async def rename_here(self, *, user_id: int, username: str, role: str) -> None:
         """Show a user's new name and role at this process."""
+
+    @property
+    def pairing(self) -> Pairing:
+        """This process's matchmaker (quick pairing)."""
+
+
+class Pairing(Protocol):
+    """What the cluster asks of this process's matchmaker (:class:`~server.game.matchmaker.Matchmaker`)."""
+
+    async def paired_here(self, user_id: int, table_id: str, node: str) -> None:
+        """Seat this process's seeker ``user_id`` at the table ``node`` opened for its pair."""
+
+    async def unseek_here(self, user_id: int, reason: str) -> None:
+        """End a seek of this process's socket that another process ended."""

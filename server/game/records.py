@@ -136,6 +136,10 @@ class GameStore(Protocol):
         """Return the bot account ``username``, creating it if missing."""
         ...
 
+    async def rating(self, user_id: int, variant: str) -> float:
+        """Return the user's rating in ``variant`` (1500 for one who has not played it)."""
+        ...
+
     async def start_game(self, game: NewGame, *, fence: Fence) -> Started:
         """Store a new deal; return its game id, the table's token and its match (opened here if new).
 
@@ -206,6 +210,8 @@ class MemoryStore:
     accounts: dict[str, Player] = field(default_factory=dict)
     fences: dict[str, int] = field(default_factory=dict)
     settled: list[int] = field(default_factory=list)
+    ratings: dict[tuple[int, str], float] = field(default_factory=dict)
+    """``(user_id, variant)`` -> rating; 1500 for the others."""
     fail: int = 0
     gate: asyncio.Event | None = None
     writes: int = 0
@@ -224,6 +230,10 @@ class MemoryStore:
             await self._write()
             self.accounts[username] = Player(1_000_000 + len(self.accounts), username, "bot")
         return self.accounts[username]
+
+    async def rating(self, user_id: int, variant: str) -> float:
+        """Return the rating set in ``ratings``, else 1500."""
+        return self.ratings.get((user_id, variant), 1500.0)
 
     def _check(self, fence: Fence) -> None:
         if self.fences.get(fence[0], 0) != fence[1]:

@@ -19,7 +19,8 @@ from sqlalchemy.orm import Session
 
 from server.game.records import Fence, GameEnd, MatchDeal, MatchEnd, NewGame, Player, SavedGame, Started
 from server.store import repos
-from server.store.models import Analysis, Game, MatchRow, Move, User
+from server.store.models import Analysis, Game, MatchRow, Move, User, UserTotals
+from server.store.ratings import DEFAULT_RATING
 from server.store.writer import MoveWriter
 
 log = logging.getLogger("treset.store")
@@ -48,6 +49,15 @@ class SqlGameStore:
             user = repos.ensure_user(session=session, username=username, role="bot")
             return Player(user.id, user.username, user.role)
         return await self.writer.run(work)
+
+    async def rating(self, user_id: int, variant: str) -> float:
+        """Return ``user_totals.rating`` of the user in ``variant`` (1500 for one who has not played it)."""
+        def work() -> float:
+            with self.sessions() as session:
+                value = session.scalar(select(UserTotals.rating).where(UserTotals.user_id == user_id,
+                                                                       UserTotals.variant == variant))
+                return float(value) if value is not None else DEFAULT_RATING
+        return await asyncio.to_thread(work)
 
     async def start_game(self, game: NewGame, *, fence: Fence) -> Started:
         """Insert the deal's ``games`` row (and, for a match's first deal, its ``matches`` row); return

@@ -19,7 +19,7 @@ from tests.server.client import Client, Msg, guest_token
 
 BOT_TOKEN = "ws-inputs-bot-token-0123456789"
 FAST = {"TRESET_WS_RATE_PER_S": "100000", "TRESET_WS_RATE_BURST": "100000", "TRESET_BOT_TOKEN": BOT_TOKEN}
-ANSWER_TYPES = {"error", "pong", "table", "lobby", "left", "chat", "seat_moved", "welcome"}
+ANSWER_TYPES = {"error", "pong", "table", "lobby", "left", "chat", "seat_moved", "welcome", "seeking", "seek_ended"}
 DEEP = 4000  # 8000 bytes: under the 8 KiB limit, far beyond the parser's depth
 
 
@@ -82,6 +82,7 @@ def test_every_json_type_in_every_field(server: LiveServer) -> None:
         "open_table": {"table_id": "t"}, "leave_table": {"table_id": "t"}, "play": {"table_id": "t", "card": "D AS"},
         "rematch": {"table_id": "t"}, "chat": {"table_id": "t", "text": "hi"}, "ping": {},
         "bot_hello": {"levels": ["normal"], "capacity": 1}, "analysis": {"job": "j", "game_id": 1, "error": "e"},
+        "seek": {}, "cancel_seek": {},
     }
     sent = 0
     for c in (person, bot):

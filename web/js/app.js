@@ -9,6 +9,7 @@ import { lobbyView, loginView, onUpgrade } from "./lobby.js";
 import { matchView } from "./match.js";
 import { puzzleView } from "./puzzles.js";
 import { replayView } from "./replay.js";
+import { onSeekEnded, onSeeking, tickSeek } from "./seek.js";
 import { leaderboardView, profileView } from "./stats.js";
 import { forgetTable, receiveTable, skipHold, tableView, tickTable } from "./table.js";
 import { Socket } from "./ws.js";
@@ -21,6 +22,8 @@ function connect() {
   live.socket = new Socket(token, {
     welcome: (m) => {
       live.seats = m.seats ?? [];
+      // A seek ends with its socket: after a reconnect the page seeks again (at the back of the queue).
+      if (live.seek) send({ type: "seek", variant: live.seek.variant, target: live.seek.target });
       // A page opened at a table takes its seat there (another tab may hold it); reconnects get it back by themselves.
       const id = routeTable();
       if (id && !live.tables[id] && !live.moved.has(id)) openTable(id);
@@ -38,6 +41,8 @@ function connect() {
     error: (m) => toast(errorText(m), 4000),
     seat_moved: (m) => { live.moved.add(m.table_id); announce(t("seatMoved")); rerender(); },
     left: (m) => { live.seats = live.seats.filter((s) => s.table_id !== m.table_id); rerender(); },
+    seeking: onSeeking,
+    seek_ended: onSeekEnded,
     pong: () => {},
     unauthorized: () => { signOut(); live.socket = null; location.hash = "#/login"; },
   }, (on) => {
@@ -82,6 +87,8 @@ async function signOutNow() {
   conn.textContent = "";
   for (const id of Object.keys(live.tables)) forgetTable(id);
   live.seats = [];
+  live.seek = null;
+  live.ratings = {};
   signOut();
   toast(t("signedOut"));
   location.hash = "#/login";
@@ -196,6 +203,7 @@ setInterval(() => {
   // Only the clock and the presence countdowns tick: a full re-render would reset what the player is typing.
   const id = routeTable();
   if (id) tickTable(id);
+  else tickSeek();
 }, 1000);
 setLang(currentLang());
 if (token()) {

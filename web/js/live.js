@@ -18,6 +18,8 @@ export const live = {
   draft: "", // the chat line being typed (survives re-renders)
   form: { variant: "tressette", opponent: "anyone", level: "normal", target: "0" },
   upgrade: { open: false, username: "", password: "" }, // a guest's registration form, as typed
+  seek: null, // the seek under way (the last `seeking` message, with `startedAt`: when this page first heard of it)
+  ratings: {}, // the player's rating per game (its profile), for the bot level suggested
 };
 
 let redraw = () => {};

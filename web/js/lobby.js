@@ -5,8 +5,8 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { formErrorText, live, rerender, send, toast } from "./live.js";
 import { rulesButton } from "./rules.js";
+import { personPanel, suggestedLevel, VARIANTS } from "./seek.js";
 
-const VARIANTS = ["tressette", "kifameno"];
 const TARGETS = ["0", "11", "21", "31"]; // a single deal, or a match to 11, 21 or 31 (tressette.MATCH_TARGETS)
 let afterUpgrade = () => {};
 const LEVELS = ["beginner", "novice", "easy", "normal", "strong", "master"]; // until the server says which levels the connected bots play
@@ -44,18 +44,27 @@ export function loginView(onSession) {
 function quickPlay() {
   const served = live.botLevels; // levels a connected bot plays now (null until the lobby says)
   const starting = !served || served.length === 0;
-  const rows = VARIANTS.map((variant) => h("div", { class: "row quick" },
-    h("strong", { class: "quick-name" }, t(variant)), h("span", { class: "hint" }, t(`goal_${variant}`)),
-    levels().map((level) => h("button", {
-      class: "quick-play", "data-quick": `${variant}-${level}`, disabled: !served?.includes(level),
-      onclick: () => send({ type: "create_table", variant, opponent: "bot", bot_level: level }),
-      title: live.botRatings?.[level] ? t("strengthOf", { n: live.botRatings[level] }) : null,
-    }, t(level), live.botRatings?.[level] ? h("span", { class: "rating" }, ` · ≈${live.botRatings[level]}`) : null))));
+  const rows = VARIANTS.map((variant) => {
+    const suggested = suggestedLevel(variant); // the level whose rating is nearest the player's
+    return h("div", { class: "row quick" },
+      h("strong", { class: "quick-name" }, t(variant)), h("span", { class: "hint" }, t(`goal_${variant}`)),
+      levels().map((level) => h("button", {
+        class: level === suggested ? "quick-play suggested" : "quick-play", "data-quick": `${variant}-${level}`,
+        disabled: !served?.includes(level), "data-suggested": level === suggested ? "" : null,
+        onclick: () => send({ type: "create_table", variant, opponent: "bot", bot_level: level }),
+        title: [level === suggested ? t("yourLevel") : null,
+          live.botRatings?.[level] ? t("strengthOf", { n: live.botRatings[level] }) : null].filter(Boolean).join(" · ") || null,
+        "aria-label": level === suggested ? `${t(level)}, ${t("yourLevel")}` : null,
+      }, level === suggested ? h("span", { class: "star", "aria-hidden": "true" }, "★ ") : null, t(level),
+      live.botRatings?.[level]
+        ? h("span", { class: "rating" }, h("span", { class: "sep" }, " · "), `≈${live.botRatings[level]}`) : null)));
+  });
   const rated = Object.keys(live.botRatings ?? {}).length > 0;
   return h("section", { class: "panel", id: "quick-play" },
     h("div", { class: "row" }, h("h2", {}, t("playBot")), h("span", { class: "spacer" }), rulesButton()),
     rows, starting ? h("p", { class: "hint", id: "bot-starting", role: "status" }, t("botStarting")) : null,
-    rated ? h("p", { class: "note", id: "strength-note" }, t("strengthNote")) : null);
+    rated ? h("p", { class: "note", id: "strength-note" }, t("strengthNote")) : null,
+    rated ? h("p", { class: "note", id: "suggested-note" }, t("suggestedNote")) : null);
 }
 
 function newTableForm() {
@@ -145,6 +154,7 @@ export function lobbyView() {
     h("p", { class: "online", id: "online" }, t("online", { n: live.online })),
     own.length ? h("section", { class: "panel", id: "your-tables" }, h("h2", {}, t("yourTables")),
       own.map((s) => h("p", {}, h("button", { onclick: () => goTo(s.table_id), "data-back": s.table_id }, t("backToTable"))))) : null,
+    personPanel(),
     quickPlay(),
     newTableForm(),
     h("section", { class: "panel" }, h("h2", {}, t("openTables")), list("open-tables", waiting.map((tb) => tableRow(tb, me)), t("noTables"))),
