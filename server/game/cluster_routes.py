@@ -5,17 +5,30 @@ Also what the lobby needs of the other nodes: their tables' lines, a user's seat
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import secrets
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 from redis.exceptions import RedisError
 
 from server.game.cluster_bus import Bus
-from server.game.cluster_state import ALL, BOTS, TABLES, inbox
+from server.game.cluster_state import ALL, BOTS, PREFIX, TABLES, inbox
 from server.game.connection import Connection
 from server.protocol import BotHello
+
+USER_LOCK_MS = 5000
+"""A user's portal lock lapses after this long (its holder stopped): opening a table takes milliseconds."""
+USER_LOCK_WAIT_S = 5.0
+"""How long opening or joining a table waits for the user's lock before it is refused."""
+_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 class Routes(Bus):
@@ -116,6 +129,42 @@ class Routes(Bus):
         return [(table_id, entry["users"].index(user_id), entry["status"])
                 for table_id, entry in self.registry.items()
                 if entry["node"] != self.node and user_id in entry["users"] and entry["status"] != "closed"]
+
+    async def user_tables(self, user_id: int) -> list[tuple[str, str, bool]]:
+        """Return the user's tables at other nodes as ``(table_id, status, both seats taken)``, read now.
+
+        Read from Redis, not from the registry (a second old): under :meth:`user_lock` it holds every
+        table another node opened or seated the user at before it let the lock go.
+        """
+        try:
+            entries = [json.loads(e) | {"id": _text(t)} for t, e in (await self.redis.hgetall(TABLES)).items()]
+        except (RedisError, OSError):  # Redis away: the registry, as of the last look
+            entries = [e | {"id": t} for t, e in self.registry.items()]
+        return [(e["id"], e["status"], None not in e["users"]) for e in entries
+                if e["node"] != self.node and user_id in e["users"] and e["status"] != "closed"]
+
+    @contextlib.asynccontextmanager
+    async def user_lock(self, user_id: int) -> AsyncIterator[None]:
+        """Hold the user's lock on the portal while a table is opened or joined for them (one at a time).
+
+        A key with this holder's token, for USER_LOCK_MS at most (a holder that stops lets it go by
+        itself); released only by its holder. Raises TimeoutError if it stays taken USER_LOCK_WAIT_S (or
+        Redis cannot be reached).
+        """
+        key, token = f"{PREFIX}user-lock:{user_id}", secrets.token_hex(8)
+        deadline = time.monotonic() + USER_LOCK_WAIT_S
+        try:
+            while not await self.redis.set(key, token, nx=True, px=USER_LOCK_MS):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"user {user_id}'s tables are being changed elsewhere")
+                await asyncio.sleep(0.02)
+        except (RedisError, OSError) as exc:
+            raise TimeoutError(f"the portal cannot be reached: {exc}") from None
+        try:
+            yield
+        finally:
+            with contextlib.suppress(RedisError, OSError):
+                await self.redis.eval(_RELEASE, 1, key, token)
 
     def playing_elsewhere(self) -> set[Connection]:
         """Return this node's sockets seated in a running deal at another node's table (they need no lobby)."""

@@ -8,13 +8,15 @@ coalesced, at most every ``LOBBY_EVERY_S``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from server.game.connection import Connection
+from server.game.locks import KeyedLocks
 from server.game.replies import no_table
 from server.game.room import Room
 from server.game.rooms import Rooms
@@ -39,6 +41,8 @@ class Lobby:
     def __init__(self, rooms: Rooms[Room]) -> None:
         """Serve the lobby of ``rooms``."""
         self.rooms = rooms
+        self.user_locks = KeyedLocks()
+        """One lock a user, held while their tables are counted and one more opened or joined here."""
         self.seats = rooms.seats
         self.settings = rooms.settings
         self.pool = rooms.pool
@@ -92,13 +96,32 @@ class Lobby:
 
     # ----- opening and joining -----------------------------------------------------------
 
+    @contextlib.asynccontextmanager
+    async def held(self, conn: Connection, ref: str) -> AsyncIterator[bool]:
+        """Hold the user's lock, here and (with a portal) on every process, while their tables are counted and
+        one more is opened or joined: two sockets asking at once, through one process or two, are counted one
+        after the other. Yields False (the user told ``rate_limited``) if the portal's lock stays taken."""
+        async with contextlib.AsyncExitStack() as stack:
+            await stack.enter_async_context(self.user_locks.hold(conn.user_id))
+            if self.rooms.portal is not None:
+                try:
+                    await stack.enter_async_context(self.rooms.portal.user_lock(conn.user_id))
+                except TimeoutError:
+                    await conn.send(error("rate_limited", "your tables are being changed: try again", ref))
+                    yield False
+                    return
+            yield True
+
     async def create(self, conn: Connection, msg: CreateTable) -> None:
-        """Open a table for ``conn`` (against a bot: its deal starts at once)."""
+        """Open a table for ``conn`` (against a bot: its deal starts at once), the user's limits kept."""
         if conn.role == "bot":
             await conn.send(error("bad_message", "bots do not open tables", msg.type))
             return
-        if await self.over_table_limit(conn, msg.type, waiting=msg.opponent != "bot"):
-            return
+        async with self.held(conn, msg.type) as held:
+            if held and not await self.over_table_limit(conn, msg.type, waiting=msg.opponent != "bot"):
+                await self._create(conn, msg)
+
+    async def _create(self, conn: Connection, msg: CreateTable) -> None:
         level = None
         if msg.opponent == "bot":
             level = msg.bot_level or "normal"
@@ -168,9 +191,12 @@ class Lobby:
         if not free or conn.role == "bot":
             await conn.send(error("table_full", "both seats are taken; you may watch", msg.type, {"table_id": table.id}))
             return
-        if await self.over_table_limit(conn, msg.type, waiting=False):
-            return
-        await room.seat(conn, free[0], Seat(conn.user_id, conn.username, is_bot=False))
+        async with self.held(conn, msg.type) as held:
+            if not held or await self.over_table_limit(conn, msg.type, waiting=False):
+                return
+            await room.seat(conn, free[0], Seat(conn.user_id, conn.username, is_bot=False))
+            if self.rooms.portal:  # listed as playing now, before the lock goes: another process counts it
+                await self.rooms.portal.own(table)
         self.rooms.lobby_changed()
         if self.seated is not None:
             await self.seated(conn.user_id)
@@ -180,11 +206,13 @@ class Lobby:
 
         ``waiting``: the new table will wait for an opponent (else its deal starts at once).
         """
-        statuses = [r.table.status for r in self.rooms.by_id.values() if r.table.seat_of(conn.user_id) is not None]
-        if self.rooms.portal:  # and the user's tables at the other processes (as of the last look, a second ago)
-            statuses += [status for _, _, status in self.rooms.portal.remote_seats(conn.user_id)]
-        waiting_now = statuses.count("waiting")
-        playing_now = statuses.count("playing")
+        tables = [(r.table.status, None not in r.table.seats) for r in self.rooms.by_id.values()
+                  if r.table.seat_of(conn.user_id) is not None]
+        if self.rooms.portal:  # and the user's tables at the other processes, read now
+            tables += [(status, full) for _, status, full in await self.rooms.portal.user_tables(conn.user_id)]
+        # A table listed with both seats taken is a deal under way (or about to start: a bot table is listed first).
+        playing_now = sum(status == "playing" or (status == "waiting" and full) for status, full in tables)
+        waiting_now = sum(status == "waiting" and not full for status, full in tables)
         limit, count, kind = ((self.settings.max_waiting_tables, waiting_now, "waiting") if waiting
                               else (self.settings.max_playing_tables, playing_now, "playing"))
         if count < limit:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Awaitable, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from server.game.analysis import AnalysisQueue
@@ -41,6 +42,12 @@ class Portal(Protocol):
 
     def remote_seats(self, user_id: int) -> list[tuple[str, int, str]]:
         """Return the user's seats at other processes' tables as ``(table_id, seat, status)``."""
+
+    async def user_tables(self, user_id: int) -> list[tuple[str, str, bool]]:
+        """Return the user's tables at other processes as ``(table_id, status, both seats taken)``, read now."""
+
+    def user_lock(self, user_id: int) -> AbstractAsyncContextManager[None]:
+        """Hold the user's lock on the portal while a table is opened or joined for them."""
 
     def remote_summaries(self) -> list[dict[str, Any]]:
         """Return the lobby lines of the other processes' public tables."""

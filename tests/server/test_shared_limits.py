@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterator
 
@@ -20,6 +21,7 @@ from server.game.limits import Limiter
 from server.game.shared_limits import RedisLimits, limiters
 from server.settings import Settings
 from tests.conftest import LiveServer, free_port
+from tests.server.client import Client, guest_token
 
 SHARED_REDIS = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -131,3 +133,38 @@ def test_two_processes_hold_the_limits_together(pg_url: str, redis_url: str,
     guests = [httpx.post(f"{server.url}/api/auth/guest", headers={"X-Forwarded-For": "198.51.100.7"},
                          timeout=30).status_code for server in (one, two) * 3]
     assert guests == [200] * 4 + [429] * 2
+
+
+def test_a_users_table_limits_hold_across_two_processes(pg_url: str, redis_url: str,
+                                                        start_server: Callable[..., LiveServer]) -> None:
+    """One user's four sockets, two on each process, open twelve tables at once: three (the waiting
+    limit) are opened in all, the nine others refused with ``too_many_tables``."""
+    env = {"TRESET_REDIS_URL": redis_url, "TRESET_MAX_WAITING_TABLES": "3"}
+    one, two = start_server(pg_url, **env), start_server(pg_url, **env)
+    token, user = guest_token(one.url)
+    sockets = [Client(server.ws_url, token) for server in (one, two, one, two)]
+    try:
+        for client in sockets:
+            client.wait_for(lambda m: m["type"] == "welcome")
+        for client in sockets:
+            for _ in range(3):
+                client.send({"type": "create_table", "variant": "tressette", "opponent": "anyone"})
+        opened, refused = set(), 0
+        for client in sockets:
+            answers = 0
+            while answers < 3:
+                msg = client.wait_for(lambda m: m["type"] == "error" or (
+                    m["type"] == "table" and m["table"]["you"] == 0 and m["event"] is None))
+                if msg["type"] == "error":
+                    assert msg["code"] == "too_many_tables", msg
+                    refused += 1
+                else:
+                    opened.add(msg["table"]["id"])
+                answers += 1
+        assert len(opened) == 3 and refused == 9
+        time.sleep(1.5)  # both lobbies list them (they are public): three tables of this user's
+        listed = httpx.get(f"{two.url}/api/tables", timeout=10).json()["tables"]
+        assert {t["id"] for t in listed if user["username"] in t["players"]} == opened
+    finally:
+        for client in sockets:
+            client.close()
