@@ -34,7 +34,8 @@ def _value(rng: random.Random, table_id: str) -> Any:
 
 
 def hostile(rng: random.Random, table_id: str, not_playable: list[str]) -> str | bytes:
-    """One hostile message: never a legal move, never a ``leave_table`` of the game (those would change it)."""
+    """One hostile message: never a legal move, never a ``leave_table`` of the game, never a well-formed ``seek``
+    (those would change it: two seekers are paired into a new game, as they asked)."""
     roll = rng.random()
     if roll < 0.1:
         return rng.choice(["{", "[]", "null", "1e999", '{"type":', "\u0000", "[" * 3000 + "]" * 3000])  # (too_large: in test_ws_inputs)
@@ -44,6 +45,8 @@ def hostile(rng: random.Random, table_id: str, not_playable: list[str]) -> str |
         return json.dumps({"type": "play", "table_id": table_id, "card": rng.choice(not_playable),
                            "turn": rng.choice([None, 0, 5, 2**40])})
     kind = rng.choice([*sorted(CLIENT_TYPES - {"leave_table"}), "auth", "fly", ""])
+    if kind == "seek":
+        return json.dumps({"type": "seek", "variant": rng.choice(["tressette", "x", 7]), "target": 20})  # refused
     msg: dict[str, Any] = {"type": kind}
     for name in rng.sample(["table_id", "card", "text", "invite", "variant", "opponent", "levels", "capacity",
                             "job", "game_id", "analysis", "error", "turn", "bot_level", "extra"], rng.randint(0, 4)):
