@@ -29,7 +29,7 @@ from tests.server.client import Client, guest_token, is_table
 from tests.server.db import db_session
 from tests.server.faults import Driver, OwnPostgres, OwnRedis, check_stored_games, split_table, wait_health
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 LEASE_S = "1"
 PG_OUTAGE_S = 25.0
