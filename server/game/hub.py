@@ -32,6 +32,7 @@ from server.game.rooms import Rooms
 from server.game.router import MAX_OVERSIZE, Router
 from server.game.sessions import Sessions
 from server.game.tables import Table
+from server.metrics import Metrics
 from server.protocol import LevelInfo
 from server.settings import Settings
 from tressette import Variant
@@ -74,12 +75,17 @@ class Hub:
     disconnect: Callable[[Connection], Awaitable[None]]
     tick: Callable[[], Awaitable[None]]
 
-    def __init__(self, settings: Settings, store: GameStore, analysis: AnalysisQueue) -> None:
-        """Create an empty hub persisting through ``store``, queueing finished deals' analyses on ``analysis``."""
+    def __init__(self, settings: Settings, store: GameStore, analysis: AnalysisQueue,
+                 metrics: Metrics | None = None) -> None:
+        """Create an empty hub persisting through ``store``, queueing finished deals' analyses on ``analysis``.
+
+        ``metrics``: where the moves, bot answers and errors are counted (its own by default).
+        """
         self.settings = settings
         self.store = store
         self.analysis = analysis
-        self.rooms: Rooms[Room] = Rooms(settings, store, analysis, Room)
+        self.rooms: Rooms[Room] = Rooms(settings, store, analysis, Room, metrics)
+        self.metrics = self.rooms.metrics
         self.pool = self.rooms.pool
         self.tasks = self.rooms.tasks
         self.lobby = Lobby(self.rooms)

@@ -1,0 +1,110 @@
+"""``GET /metrics`` on a live server: it parses with the client library's own parser and moves with a played deal.
+
+And the logs: ``TRESET_LOG_FORMAT=json`` writes one JSON object a line, the probes are not logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+from server.logs import REQUEST_ID, TABLE_ID, USER_ID, JsonFormatter, QuietProbes
+from tests.conftest import LiveServer
+from tests.server.client import open_pair, play_until_over
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def scrape(url: str) -> Samples:
+    """Return every sample of ``url``/metrics by name and labels (parsed by prometheus_client)."""
+    r = httpx.get(f"{url}/metrics", timeout=10)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(r.text) for s in family.samples}
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    """Return one sample's value (0 if absent)."""
+    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def test_metrics_move_with_a_played_deal(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """A deal of 40 cards: the move counter and both latency histograms move by exactly 40; gauges follow."""
+    server = start_server(pg_url, TRESET_GUESTS_PER_ADDRESS="3")
+    before = scrape(server.url)
+    assert value(before, "treset_moves_total", variant="tressette") == 0
+    assert value(before, "treset_tables", status="playing") == 0
+    a, b, table_id = open_pair(server.url, server.ws_url)
+    try:
+        play_until_over(a, b, table_id)
+        a.send("not json")
+        assert a.error()["code"] == "bad_json"
+        during = scrape(server.url)
+        assert value(during, "treset_sockets", kind="guest") == 2
+    finally:
+        a.close()
+        b.close()
+    httpx.post(f"{server.url}/api/auth/guest", timeout=10).raise_for_status()  # the third of 3 guests
+    assert httpx.post(f"{server.url}/api/auth/guest", timeout=10).status_code == 429
+    after = scrape(server.url)
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert moved("treset_moves_total", variant="tressette") == 40
+    assert moved("treset_moves_total", variant="kifameno") == 0
+    assert moved("treset_move_commit_seconds_count") == 40
+    assert moved("treset_move_broadcast_seconds_count") == 40
+    assert 0 < value(after, "treset_move_commit_seconds_sum") <= value(after, "treset_move_broadcast_seconds_sum")
+    assert value(after, "treset_move_commit_seconds_bucket", le="+Inf") == 40
+    # Every move is one write; the deal's start too, grouped however the writer found them.
+    assert moved("treset_writer_group_size_sum") >= 41
+    assert 1 <= moved("treset_writer_group_size_count") <= moved("treset_writer_group_size_sum")
+    assert value(during, "treset_tables", status="finished") == 1
+    assert value(during, "treset_bot_slots") == 0 and value(during, "treset_bot_turns_waiting") == 0
+    assert value(after, "treset_analysis_waiting") == 1  # a deal between people is analysed; no bot here
+    assert value(after, "treset_analysis_oldest_seconds") > 0
+    assert moved("treset_errors_sent_total", code="bad_json") == 1
+    assert moved("treset_signins_refused_total", limit="guests") == 1
+    assert value(after, "treset_signins_refused_total", limit="account") == 0
+    assert value(after, "process_resident_memory_bytes") > 0
+
+
+def test_json_logs_without_probes(sqlite_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """Every line a JSON server writes is a JSON object; requests carry their id; /healthz is not logged."""
+    server = start_server(sqlite_url, TRESET_LOG_FORMAT="json")
+    for _ in range(3):
+        httpx.get(f"{server.url}/healthz", timeout=10)
+        httpx.get(f"{server.url}/metrics", timeout=10)
+    answer = httpx.get(f"{server.url}/api/tables", timeout=10, headers={"X-Request-ID": "req-42"})
+    assert answer.headers["x-request-id"] == "req-42"
+    assert len(httpx.get(f"{server.url}/api/tables", timeout=10).headers["x-request-id"]) == 16  # our own
+    server.stop()
+    lines = [line for line in server.log().splitlines() if line.strip()]
+    entries = [json.loads(line) for line in lines]  # every line, the migrations' and uvicorn's too
+    assert all({"time", "level", "logger", "message"} <= e.keys() for e in entries)
+    access = [e for e in entries if e["logger"] == "uvicorn.access"]
+    assert [e["path"] for e in access] == ["/api/tables", "/api/tables"]
+    assert access[0]["request_id"] == "req-42" and access[0]["status"] == 200 and access[0]["method"] == "GET"
+
+
+def test_json_formatter_names_the_context() -> None:
+    """The request, user and table ids come from the context (``extra=`` wins); probes are filtered."""
+    record = logging.LogRecord("treset.hub", logging.WARNING, __file__, 1, "table %s: %d moves", ("t1", 3), None)
+    tokens = (REQUEST_ID.set("r1"), USER_ID.set(7), TABLE_ID.set("t1"))
+    try:
+        entry = json.loads(JsonFormatter().format(record))
+    finally:
+        for var, token in zip((REQUEST_ID, USER_ID, TABLE_ID), tokens, strict=True):
+            var.reset(token)  # type: ignore[attr-defined]
+    assert entry["message"] == "table t1: 3 moves" and entry["level"] == "WARNING" and entry["logger"] == "treset.hub"
+    assert (entry["request_id"], entry["user_id"], entry["table_id"]) == ("r1", 7, "t1")
+    bare = json.loads(JsonFormatter().format(record))
+    assert "request_id" not in bare and "user_id" not in bare
+    probe = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+                              ("127.0.0.1:1", "GET", "/healthz?x=1", "1.1", 200), None)
+    assert not QuietProbes().filter(probe)
