@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 
 import httpx
+import yaml
+from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
+from server.api.app import create_app
 from server.logs import REQUEST_ID, TABLE_ID, USER_ID, JsonFormatter, QuietProbes
-from tests.conftest import LiveServer
+from server.settings import Settings
+from tests.conftest import ROOT, LiveServer
 from tests.server.client import open_pair, play_until_over
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -108,3 +113,23 @@ def test_json_formatter_names_the_context() -> None:
     probe = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
                               ("127.0.0.1:1", "GET", "/healthz?x=1", "1.1", 200), None)
     assert not QuietProbes().filter(probe)
+
+
+SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count"), "gauge": ("",)}
+
+
+def test_the_alerts_and_the_dashboard_use_real_metrics(sqlite_url: str) -> None:
+    """Every ``treset_*`` series named in deploy/prometheus/alerts.yml and deploy/grafana/treset.json is served,
+    and docs/admin.md describes every metric served."""
+    text = generate_latest(create_app(Settings(database_url=sqlite_url)).state.metrics.registry).decode()
+    families = {f.name: f.type for f in text_string_to_metric_families(text) if f.name.startswith("treset_")}
+    served = {name + suffix for name, kind in families.items() for suffix in SUFFIXES[kind]}
+    rules = yaml.safe_load((ROOT / "deploy" / "prometheus" / "alerts.yml").read_text())["groups"][0]["rules"]
+    dashboard = json.loads((ROOT / "deploy" / "grafana" / "treset.json").read_text())
+    exprs = [r["expr"] for r in rules] + [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    used = {name for expr in exprs for name in re.findall(r"\btreset_[a-z_]+", expr)}
+    assert used and used <= served, used - served
+    admin = (ROOT / "docs" / "admin.md").read_text()
+    for name, kind in families.items():
+        shown = name + ("_total" if kind == "counter" else "")
+        assert f"`{shown}" in admin, f"docs/admin.md does not describe {shown}"
