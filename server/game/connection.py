@@ -52,7 +52,7 @@ class Connection:
     received: float = 0.0
     """When the message being handled arrived (``time.perf_counter``): a card's latency starts there."""
     on_error: Callable[[str], None] | None = None
-    """Called with the code of each ``error`` message sent (the metrics' count, set on connecting)."""
+    """Called with the code of each ``error`` message sent (the metrics' count; the router sets it)."""
 
     @property
     def is_bot(self) -> bool:

@@ -74,6 +74,8 @@ class Router:
         answered with a documented error or handled; none reaches the log as a traceback.
         """
         conn.received = time.perf_counter()  # a card's latency (metrics) counts from here
+        if conn.on_error is None:  # here, not on connecting: a client of another process is first seen here
+            conn.on_error = self.rooms.metrics.error_sent
         if conn.role != "bot":  # bots are trusted accounts whose pace the server sets (bot_turn)
             if conn.rate is None:
                 conn.rate = TokenBucket(self.settings.ws_rate_per_s, self.settings.ws_rate_burst)

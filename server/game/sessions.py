@@ -36,7 +36,6 @@ class Sessions:
         ``elsewhere: true`` and ``open_table`` takes it over.
         """
         portal = self.rooms.portal
-        conn.on_error = self.rooms.metrics.error_sent
         self.seats.came(conn)
         if portal:
             portal.connected(conn)

@@ -19,7 +19,8 @@ from server.api.app import create_app
 from server.logs import REQUEST_ID, TABLE_ID, USER_ID, JsonFormatter, QuietProbes
 from server.settings import Settings
 from tests.conftest import ROOT, LiveServer
-from tests.server.client import open_pair, play_until_over
+from tests.server.client import Client, guest_token, is_table, open_pair, play_until_over
+from tests.server.test_bots import BOT_TOKEN, _answer, _bot, _open_bot_table, _run
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -77,6 +78,32 @@ def test_metrics_move_with_a_played_deal(pg_url: str, start_server: Callable[...
     assert moved("treset_signins_refused_total", limit="guests") == 1
     assert value(after, "treset_signins_refused_total", limit="account") == 0
     assert value(after, "process_resident_memory_bytes") > 0
+
+
+def test_the_bot_pool_in_the_metrics(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """A bot of capacity 1 holding one turn: slots 1, a turn in flight, another waiting; its answer is timed."""
+    server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
+    bot = _bot(server, BOT_TOKEN, capacity=1)
+    one, two = (Client(server.ws_url, guest_token(server.url)[0]) for _ in range(2))
+    try:
+        first = _open_bot_table(one, "tressette")
+        held = _run(one, bot, first, lambda m: m["type"] == "bot_turn", answer=False, timeout=15)
+        _open_bot_table(two, "kifameno")
+        two.wait_for(lambda m: is_table(m) and m["table"]["notice"] is not None)
+        busy = scrape(server.url)
+        assert value(busy, "treset_bots") == 1 and value(busy, "treset_bot_slots") == 1
+        assert value(busy, "treset_bot_turns") == 1 and value(busy, "treset_bot_turns_waiting") == 1
+        assert value(busy, "treset_sockets", kind="bot") == 1 and value(busy, "treset_sockets", kind="guest") == 2
+        assert value(busy, "treset_tables", status="playing") == 2
+        _answer(bot, held)
+        bot.wait_for(lambda m: m["type"] == "bot_turn")  # the second table's turn, now the bot has room
+        after = scrape(server.url)
+    finally:
+        for c in (one, two, bot):
+            c.close()
+    assert value(after, "treset_bot_answer_seconds_count", level="normal") == 1
+    assert 0 < value(after, "treset_bot_answer_seconds_sum", level="normal") < 15
+    assert value(after, "treset_bot_turns") == 1 and value(after, "treset_bot_turns_waiting") == 0
 
 
 def test_json_logs_without_probes(sqlite_url: str, start_server: Callable[..., LiveServer]) -> None:
