@@ -7,8 +7,8 @@ one process (tests) do not clash. Labels take few values: a variant, a bot level
 an error's code.
 
 The move path calls :meth:`Metrics.move_stored` and :meth:`Metrics.move_told` once per card: a
-cached child per variant and one histogram observation each (a lock and a bucket search, about a
-microsecond), so the hot path pays no label lookup.
+cached child per variant (no label lookup) and one histogram observation each (a lock and a bucket
+search): 5 µs for both on the busy 2-core machine, under 1% of a core at 1,650 moves/s.
 """
 
 from __future__ import annotations
