@@ -71,7 +71,7 @@ def log_config(*, fmt: str = "text", probes: bool = False) -> dict[str, Any]:
     """Return uvicorn's logging setup (``dictConfig``) in ``fmt`` (``text``/``json``), probes logged if ``probes``.
 
     In ``json`` every logger, the root one included, writes through the JSON formatter; in ``text``
-    our loggers keep the root handler ``treset serve`` set up.
+    uvicorn's loggers keep their format and ours (the root's) have :data:`TEXT_FORMAT`.
     """
     from uvicorn.config import LOGGING_CONFIG
 
@@ -82,6 +82,11 @@ def log_config(*, fmt: str = "text", probes: bool = False) -> dict[str, Any]:
     if fmt == "json":
         config["formatters"] = {name: {"()": "server.logs.JsonFormatter"} for name in config["formatters"]}
         config["root"] = {"handlers": ["default"], "level": "INFO"}
+    else:  # our loggers in our format, in every process (``--workers N`` starts fresh interpreters)
+        config["formatters"]["treset"] = {"format": TEXT_FORMAT}
+        config["handlers"]["treset"] = {"class": "logging.StreamHandler", "formatter": "treset",
+                                        "stream": "ext://sys.stderr"}
+        config["root"] = {"handlers": ["treset"], "level": "INFO"}
     return config
 
 
