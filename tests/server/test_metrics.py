@@ -103,7 +103,8 @@ def test_the_bot_pool_in_the_metrics(pg_url: str, start_server: Callable[..., Li
             c.close()
     assert value(after, "treset_bot_answer_seconds_count", level="normal") == 1
     assert 0 < value(after, "treset_bot_answer_seconds_sum", level="normal") < 15
-    assert value(after, "treset_bot_turns") == 1 and value(after, "treset_bot_turns_waiting") == 0
+    # The second table's turn is the bot's now; the first's waits if the bot's card left it to lead again.
+    assert value(after, "treset_bot_turns") == 1 and value(after, "treset_bot_turns_waiting") in (0, 1)
 
 
 def test_json_logs_without_probes(sqlite_url: str, start_server: Callable[..., LiveServer]) -> None:
