@@ -19,7 +19,7 @@ from server.api.app import create_app
 from server.logs import REQUEST_ID, TABLE_ID, USER_ID, JsonFormatter, QuietProbes
 from server.settings import Settings
 from tests.conftest import ROOT, LiveServer
-from tests.server.client import Client, guest_token, is_table, open_pair, play_until_over
+from tests.server.client import Client, guest_token, is_table, my_turn, open_pair, play_until_over
 from tests.server.test_bots import BOT_TOKEN, _answer, _bot, _open_bot_table, _run
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -78,6 +78,38 @@ def test_metrics_move_with_a_played_deal(pg_url: str, start_server: Callable[...
     assert moved("treset_signins_refused_total", limit="guests") == 1
     assert value(after, "treset_signins_refused_total", limit="account") == 0
     assert value(after, "process_resident_memory_bytes") > 0
+
+
+def test_one_scrape_per_process_in_a_portal(pg_url: str, redis_url: str,
+                                            start_server: Callable[..., LiveServer]) -> None:
+    """Two processes, a table's players on both: its owner counts the moves and the errors its proxies send."""
+    one = start_server(pg_url, TRESET_REDIS_URL=redis_url)
+    two = start_server(pg_url, TRESET_REDIS_URL=redis_url)
+    a, b = Client(one.ws_url, guest_token(one.url)[0]), Client(two.ws_url, guest_token(two.url)[0])
+    try:
+        a.send({"type": "create_table", "variant": "kifameno"})
+        table_id = a.wait_for(is_table)["table"]["id"]
+        b.wait_for(lambda m: m["type"] == "lobby" and table_id in {t["id"] for t in m["tables"]}, timeout=20)
+        b.send({"type": "join_table", "table_id": table_id})
+        b.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
+        for client in (a, b):  # whoever leads has its turn in the start snapshot
+            seen = [m for m in client.received if is_table(m) and m["table"]["status"] == "playing"]
+            if seen and my_turn(seen[-1]):
+                client.send({"type": "play", "table_id": table_id, "card": seen[-1]["table"]["view"]["legal"][0]})
+        play_until_over(a, b, table_id)
+        b.send({"type": "play", "table_id": table_id, "card": "D AS"})  # through two, answered by one
+        assert b.error()["code"] == "game_over"
+        owner, other = scrape(one.url), scrape(two.url)
+    finally:
+        a.close()
+        b.close()
+    assert value(owner, "treset_moves_total", variant="kifameno") == 40
+    assert value(other, "treset_moves_total", variant="kifameno") == 0
+    assert value(owner, "treset_move_broadcast_seconds_count") == 40
+    assert value(owner, "treset_errors_sent_total", code="game_over") == 1
+    assert value(other, "treset_errors_sent_total", code="game_over") == 0
+    assert value(owner, "treset_sockets", kind="guest") == value(other, "treset_sockets", kind="guest") == 1
+    assert value(owner, "treset_tables", status="finished") == 1 and value(other, "treset_tables", status="finished") == 0
 
 
 def test_the_bot_pool_in_the_metrics(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
