@@ -12,7 +12,9 @@ The API layer (:mod:`server.api.app`) hands the :class:`Hub` each socket (``conn
 
 With several processes the hub is handed a :class:`~server.game.ports.Portal` (the cluster) and
 offers it :class:`~server.game.ports.Service`; it never imports the cluster. The service does
-no I/O of its own: it awaits the store and sends through each connection's transport.
+no I/O of its own: it awaits the store and sends through each connection's transport. It counts
+its events (cards, bot answers, errors) in :class:`~server.metrics.Metrics`; ``GET /metrics``
+reads the rest of its state when scraped (:mod:`server.api.metrics`).
 """
 
 from __future__ import annotations
