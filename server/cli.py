@@ -3,29 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import copy
-import logging
 from typing import Any
 
-
-class QuietHealth(logging.Filter):
-    """Drop the access log's ``GET /healthz`` lines (probes ask every few seconds and bury the rest)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        """Return False for a health probe's line."""
-        args = record.args if isinstance(record.args, tuple) else ()
-        return not any(isinstance(a, str) and a.split("?")[0] == "/healthz" for a in args)
-
-
-def log_config(*, health: bool) -> dict[str, Any]:
-    """Return uvicorn's logging setup, without the ``/healthz`` access lines unless ``health``."""
-    from uvicorn.config import LOGGING_CONFIG
-
-    config = copy.deepcopy(LOGGING_CONFIG)
-    if not health:
-        config.setdefault("filters", {})["quiet_health"] = {"()": "server.cli.QuietHealth"}
-        config["handlers"]["access"]["filters"] = ["quiet_health"]
-    return config
+from server import logs
 
 
 def main(argv: list[str]) -> int:
@@ -36,9 +16,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workers", type=int, default=1,
                         help="server processes on this port, one portal: needs TRESET_REDIS_URL (server/game/cluster.py)")
     parser.add_argument("--no-migrate", action="store_true", help="skip 'alembic upgrade head'")
-    parser.add_argument("--log-health", action="store_true", help="log every GET /healthz (hidden by default)")
+    parser.add_argument("--log-health", action="store_true",
+                        help="log every probe and scrape (/healthz, /readyz, /metrics; TRESET_LOG_PROBES=1)")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     import uvicorn
 
@@ -47,6 +27,7 @@ def main(argv: list[str]) -> int:
     from server.store.db import upgrade
 
     settings = get_settings()
+    logs.setup(settings.log_format)
     if args.workers < 1 or (args.workers > 1 and not settings.redis_url):
         parser.error("--workers above 1 needs TRESET_REDIS_URL: the processes share one portal through Redis")
     if not args.no_migrate:
@@ -54,7 +35,7 @@ def main(argv: list[str]) -> int:
     # Several workers each build the app (a node of the portal each); one builds it here.
     app: Any = "server.api.app:create_app" if args.workers > 1 else create_app(settings)
     uvicorn.run(app, factory=args.workers > 1, workers=args.workers, host=args.host, port=args.port, log_level="info",
-                log_config=log_config(health=args.log_health),
+                log_config=logs.log_config(fmt=settings.log_format, probes=args.log_health or settings.log_probes),
                 # Above people's and bots' limits, so a message over theirs gets its ``too_large`` error
                 # first; only a frame past this transport limit closes the socket (1009) at once.
                 ws_max_size=max(settings.ws_frame_limit_bytes, settings.max_bot_message_bytes * 2),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -70,6 +71,12 @@ class Settings(BaseSettings):
     ws_compression: bool = Field(
         default=True, description="permessage-deflate on the sockets: a table message shrinks from ~2 KB to ~0.7 KB, "
         "for about a quarter of the server's CPU per move (TRESET_WS_COMPRESSION=0 turns it off)")
+    # ----- operations (docs/admin.md, "Metrics" and "Logs") -----
+    log_format: Literal["text", "json"] = Field(
+        default="text", description="json: one JSON object a line (time, level, logger, message, and the request, "
+        "user and table ids where known)")
+    log_probes: bool = Field(default=False, description="access-log /healthz, /readyz and /metrics (every few "
+                             "seconds from probes and scrapers: hidden by default)")
     web_dir: Path = Field(
         default_factory=lambda: _default_web_dir(),
         description="the browser client served at /: the top-level web/ of a checkout, or the copy the wheel "

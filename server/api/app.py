@@ -13,12 +13,15 @@ from typing import Any
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from prometheus_client import ProcessCollector
 from pydantic import ValidationError
 from sqlalchemy import text
 from sqlalchemy.exc import DataError, DBAPIError
 from starlette.websockets import WebSocketState
 
 from server.api.deps import DB
+from server.api.metrics import ServiceCollector
+from server.api.metrics import router as metrics_router
 from server.api.routes_admin import router as admin_router
 from server.api.routes_analysis import router as analysis_router
 from server.api.routes_auth import FormError, Throttles, form_error_response
@@ -31,6 +34,8 @@ from server.game.cluster import Cluster
 from server.game.connection import Connection
 from server.game.hub import Hub
 from server.game.router import MAX_OVERSIZE
+from server.logs import USER_ID, RequestIds
+from server.metrics import Metrics
 from server.protocol import AUTH, error
 from server.settings import Settings, get_settings
 from server.store import repos
@@ -68,10 +73,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app for ``settings`` (from the environment by default)."""
     settings = settings or get_settings()
     sessions = session_factory(settings.database_url)
-    writer = MoveWriter(sessions)  # the game's writes, off the event loop, committed in groups
+    metrics = Metrics()  # this app's own registry: GET /metrics
+    writer = MoveWriter(sessions, metrics=metrics)  # the game's writes, off the event loop, committed in groups
     store = SqlGameStore(sessions, writer)
     hub = Hub(settings, store,
-              AnalysisQueue(sessions, timeout_s=settings.analysis_timeout_s))
+              AnalysisQueue(sessions, timeout_s=settings.analysis_timeout_s, metrics=metrics), metrics)
+    metrics.registry.register(ServiceCollector(hub, writer))
+    ProcessCollector(registry=metrics.registry)  # CPU, memory, open files: process_* (standard names)
     repos.set_hash_concurrency(settings.hash_concurrency)
 
     @contextlib.asynccontextmanager
@@ -111,7 +119,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="treset", lifespan=lifespan, docs_url="/docs" if docs else None,
                   redoc_url="/redoc" if docs else None, openapi_url="/openapi.json" if docs else None)
     app.add_middleware(RejectNul)
-    app.add_middleware(SecurityHeaders)  # added last: outermost, so even RejectNul's answers carry the headers
+    app.add_middleware(SecurityHeaders)  # outside RejectNul, so even its answers carry the headers
+    app.add_middleware(RequestIds)  # outermost: every log line of a request or socket carries its id
 
     @app.exception_handler(DataError)
     async def _out_of_range(request: Request, exc: DataError) -> JSONResponse:
@@ -134,10 +143,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(stats_router)
     app.include_router(analysis_router)
     app.include_router(puzzles_router)
+    app.include_router(metrics_router)
     app.state.hub = hub
     app.state.sessions = sessions
     app.state.settings = settings
-    app.state.throttles = Throttles(settings)
+    app.state.throttles = Throttles(settings, metrics)
+    app.state.metrics = metrics
 
     @app.get("/healthz")
     def healthz(session: DB) -> dict[str, Any]:
@@ -178,6 +189,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         user, token = await _authenticate(ws, token)
         if user is None:
             return
+        USER_ID.set(user.id)  # this socket's task: its log lines name the account
         conn = Connection(send_text=ws.send_text, user_id=user.id, username=user.username, role=user.role,
                           token_hash=repos.hash_token(token),
                           close_socket=lambda code, reason: ws.close(code=code, reason=reason))
@@ -216,6 +228,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             except (TimeoutError, ValidationError, KeyError, RuntimeError, WebSocketDisconnect):
                 token = ""  # KeyError/RuntimeError: a binary frame or a socket already gone
             if not token:
+                metrics.error_sent("auth_failed")
                 with contextlib.suppress(RuntimeError, WebSocketDisconnect):
                     await ws.send_text(json.dumps(error("auth_failed", 'send {"type":"auth","token":TOKEN} first')))
                     await ws.close(code=AUTH_FAILED, reason="sign in first: send an auth message with your token")
@@ -224,6 +237,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             user = await asyncio.to_thread(_user_for, token) if len(token) <= 256 else None  # off the event loop
         except Exception as exc:  # noqa: BLE001 - the database is away: say so before closing, try again later
             log.warning("a socket's sign-in failed: the database is away (%s)", type(exc).__name__)
+            metrics.error_sent("unavailable")
             with contextlib.suppress(RuntimeError, WebSocketDisconnect):
                 await ws.send_text(json.dumps(error("unavailable", "the server cannot check sign-ins right now; "
                                                     "reconnect shortly", None,
@@ -231,6 +245,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await ws.close(code=TRY_AGAIN_LATER, reason="the database is unavailable; reconnect shortly")
             return None, ""
         if user is None:
+            metrics.error_sent("auth_failed")
             with contextlib.suppress(RuntimeError, WebSocketDisconnect):
                 await ws.send_text(json.dumps(error("auth_failed", "the token is unknown, revoked or expired")))
                 await ws.close(code=AUTH_FAILED, reason="sign in first: a valid token is required")

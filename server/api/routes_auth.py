@@ -23,6 +23,7 @@ from server.api.routes_admin import Admin
 from server.api.security import client_address, reserved_name
 from server.game.limits import Limiter, retry_after
 from server.game.shared_limits import limiters
+from server.metrics import Metrics
 from server.settings import Settings
 from server.store import repos
 from server.store.models import User
@@ -79,8 +80,12 @@ class Throttles:
     only an address with failures of its own on the account still counted (docs/security.md).
     """
 
-    def __init__(self, settings: Settings) -> None:
-        """Build the limiters for ``settings``: in Redis when ``redis_url`` is set, else in this process."""
+    def __init__(self, settings: Settings, metrics: Metrics | None = None) -> None:
+        """Build the limiters for ``settings``: in Redis when ``redis_url`` is set, else in this process.
+
+        Each refusal is counted in ``metrics`` (``treset_signins_refused_total``, by limit).
+        """
+        self.metrics = metrics
         limiter = limiters(settings.redis_url, settings.limits_prefix)
         self.account = limiter("login", settings.login_per_account, settings.auth_window_s)
         self.account_all = limiter("login-all", settings.login_per_account_all, settings.auth_window_s)
@@ -101,11 +106,17 @@ class Throttles:
         self.account.hit(f"{account}\n{address}")
         self.account_all.hit(account)
 
-    @staticmethod
-    def check(throttle: Limiter, key: str) -> None:
-        """Count one attempt for ``key``, or answer 429 with ``Retry-After`` when its budget is spent."""
+    def refused(self, limit: str) -> None:
+        """Count a refusal by the limit named ``limit`` (``account``, ``address``, ``guests``)."""
+        if self.metrics is not None:
+            self.metrics.signins_refused.labels(limit).inc()
+
+    def check(self, limit: str, key: str) -> None:
+        """Count one attempt for ``key`` against ``limit`` (``address`` or ``guests``); 429 once it is spent."""
+        throttle: Limiter = getattr(self, limit)
         wait = throttle.hit(key)
         if wait > 0:
+            self.refused(limit)
             raise FormError(429, "throttled", f"too many attempts; try again in {retry_after(wait)} s",
                             {"seconds": int(retry_after(wait))}, headers={"Retry-After": retry_after(wait)})
 
@@ -154,7 +165,7 @@ def register(body: Credentials, request: Request, session: DB) -> dict[str, Any]
     """Create an account and sign it in."""
     check_username(body.username)
     check_password(body.password)
-    Throttles.check(_throttles(request).address, client_address(request.scope))
+    _throttles(request).check("address", client_address(request.scope))
     try:
         user = _hashing(repos.create_user, session=session, username=body.username, password=body.password)
         token = repos.issue_token(session=session, user=user)
@@ -174,9 +185,10 @@ def login(body: Credentials, request: Request, session: DB) -> dict[str, Any]:
     # knows the password is not locked out by attempts that succeed, nor by failures from elsewhere.
     wait = throttles.login_wait(account, address)
     if wait > 0:
+        throttles.refused("account")
         raise FormError(429, "throttled", f"too many failed sign-ins for this account; try again in {retry_after(wait)} s",
                         {"seconds": int(retry_after(wait))}, headers={"Retry-After": retry_after(wait)})
-    Throttles.check(throttles.address, address)
+    throttles.check("address", address)
     user = repos.get_user_by_name(session=session, username=body.username)
     if user is None or not _hashing(repos.check_password, user=user, password=body.password):
         throttles.login_failed(account, address)
@@ -189,7 +201,7 @@ def login(body: Credentials, request: Request, session: DB) -> dict[str, Any]:
 @router.post("/auth/guest")
 def guest(request: Request, session: DB) -> dict[str, Any]:
     """Create a guest account (a few per address per window)."""
-    Throttles.check(_throttles(request).guests, client_address(request.scope))
+    _throttles(request).check("guests", client_address(request.scope))
     user = repos.create_user(session=session, username=f"guest-{secrets.token_hex(4)}", password=None, role="guest")
     token = repos.issue_token(session=session, user=user)
     session.commit()
@@ -213,7 +225,7 @@ def upgrade(body: Credentials, user: CurrentUser, request: Request, session: DB)
         raise FormError(403, "not_guest", "only a guest account can be turned into a registered one")
     check_username(body.username)
     check_password(body.password)
-    Throttles.check(_throttles(request).address, client_address(request.scope))
+    _throttles(request).check("address", client_address(request.scope))
     if repos.get_user_by_name(session=session, username=body.username) is not None:
         raise _taken(body.username)
     try:

@@ -34,7 +34,8 @@ class Attempt(BaseModel):
 
 
 def _throttle(request: Request, user: User) -> None:
-    Throttles.check(request.app.state.throttles.puzzles, f"user:{user.id}")
+    throttles: Throttles = request.app.state.throttles
+    throttles.check("puzzles", f"user:{user.id}")
 
 
 def _refused(exc: PuzzleRefused | BadCards) -> FormError:

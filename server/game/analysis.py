@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from server.metrics import Metrics
 from server.protocol import Analyse, AnalysisReport, out
 from server.store.analyses import accuracies, bot_games, game_record, move_rows, queue_position
 from server.store.models import Analysis, Game, Move, MoveAnalysis
@@ -69,14 +70,18 @@ RETRY_S = 2.0
 class AnalysisQueue:
     """The analyses waiting for and running on bots, for one server process (the game service owns it)."""
 
-    def __init__(self, sessions: Callable[[], Session], *, timeout_s: float = 600.0) -> None:
+    def __init__(self, sessions: Callable[[], Session], *, timeout_s: float = 600.0,
+                 metrics: Metrics | None = None) -> None:
         """Create an empty queue persisting through ``sessions``; a job held ``timeout_s`` goes back."""
         self.sessions = sessions
         self.timeout_s = timeout_s
+        self.metrics = metrics
         self.waiting: list[int] = []
         """The queued games this process hands out, in order: games with a person first, then bot games."""
         self.bot_games: set[int] = set()
         """Those of ``waiting`` played by two bots (asked for by someone): they wait behind every person's game."""
+        self.queued_at: dict[int, float] = {}
+        """When each waiting job was queued (``time.time``): the queue's oldest age (metrics)."""
         self.jobs: dict[str, Job] = {}
         self.workers: list[Worker] = []
         self.latest_version: str | None = None
@@ -130,6 +135,7 @@ class AnalysisQueue:
             return
         log.info("analyses back in the queue (%s): %s", why, back)
         self.waiting[:0] = [g for g in back if g not in self.waiting]  # taken back: first in line again
+        self._note_queued(back)
 
     def _requeue_rows(self, game_ids: list[int], why: str) -> list[int]:
         """Store running analyses as queued again (failed past MAX_ATTEMPTS); return those queued."""
@@ -166,6 +172,7 @@ class AnalysisQueue:
         """Add ``game_id`` to the waiting games: a person's game before every bot game, each kind in arrival order."""
         if game_id in self.waiting:
             return
+        self._note_queued([game_id])
         if bots_only:
             self.bot_games.add(game_id)
             self.waiting.append(game_id)
@@ -208,6 +215,15 @@ class AnalysisQueue:
         self._enqueue(game_id, bots_only=False)
         self.kick()
 
+    def _note_queued(self, game_ids: list[int]) -> None:
+        """Note when ``game_ids`` joined the queue (now); kept while they wait."""
+        self.queued_at.update({g: time.time() for g in game_ids if g not in self.queued_at})
+
+    def oldest_age(self) -> float:
+        """Return how long the oldest waiting job has waited, in seconds (0 with none)."""
+        now = time.time()
+        return max(0.0, now - min((self.queued_at.get(g, now) for g in self.waiting), default=now))
+
     def outdated(self, version: str | None) -> bool:
         """Return True if ``version`` is older than the newest analysis version seen."""
         return self.latest_version is not None and version_key(version) < version_key(self.latest_version)
@@ -241,6 +257,7 @@ class AnalysisQueue:
                 self.jobs.pop(job.id, None)
                 self.waiting.insert(0, game_id)
                 return
+            self.queued_at.pop(game_id, None)
             if self.jobs.get(job.id) is not job:  # the bot left meanwhile: the job goes back
                 if record is not None:
                     await self._requeue([game_id], "the bot left as it was handed the job")
@@ -269,6 +286,8 @@ class AnalysisQueue:
             log.info("ignored a stale analysis answer (job %s, game %s)", msg.job, msg.game_id)
             return
         del self.jobs[job.id]
+        if self.metrics is not None:
+            self.metrics.analysis.observe(time.monotonic() - job.started)
         await self._keep(job.game_id, msg)
         await self.dispatch()
 
@@ -354,6 +373,7 @@ class AnalysisQueue:
             session.commit()
             self.bot_games = bot_games(session, [r.game_id for r in rows])
         self.waiting = sorted((r.game_id for r in rows), key=lambda g: g in self.bot_games)  # stable: in time order
+        self.queued_at = {r.game_id: r.requested_at.timestamp() if r.requested_at else time.time() for r in rows}
         return len(rows)
 
     def status(self, session: Session, game_id: int) -> tuple[int, dict[str, Any]]:

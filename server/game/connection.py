@@ -49,6 +49,10 @@ class Connection:
     """The last lobby sent to this socket (encoded): an unchanged lobby is not sent again."""
     node: str | None = None
     """None for a socket of this process; a client of another process (``server.game.cluster``): that process."""
+    received: float = 0.0
+    """When the message being handled arrived (``time.perf_counter``): a card's latency starts there."""
+    on_error: Callable[[str], None] | None = None
+    """Called with the code of each ``error`` message sent (the metrics' count; the router sets it)."""
 
     @property
     def is_bot(self) -> bool:
@@ -58,6 +62,8 @@ class Connection:
     async def send(self, msg: dict[str, Any]) -> None:
         """Send ``msg``; a dead socket is ignored (its disconnect is handled elsewhere)."""
         if not self.closed:
+            if self.on_error is not None and msg.get("type") == "error":
+                self.on_error(msg["code"])
             await self.send_encoded(json.dumps(msg))
 
     async def send_encoded(self, text: str) -> None:

@@ -12,7 +12,9 @@ The API layer (:mod:`server.api.app`) hands the :class:`Hub` each socket (``conn
 
 With several processes the hub is handed a :class:`~server.game.ports.Portal` (the cluster) and
 offers it :class:`~server.game.ports.Service`; it never imports the cluster. The service does
-no I/O of its own: it awaits the store and sends through each connection's transport.
+no I/O of its own: it awaits the store and sends through each connection's transport. It counts
+its events (cards, bot answers, errors) in :class:`~server.metrics.Metrics`; ``GET /metrics``
+reads the rest of its state when scraped (:mod:`server.api.metrics`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from server.game.rooms import Rooms
 from server.game.router import MAX_OVERSIZE, Router
 from server.game.sessions import Sessions
 from server.game.tables import Table
+from server.metrics import Metrics
 from server.protocol import CancelSeek, LevelInfo, Seek
 from server.settings import Settings
 from tressette import Variant
@@ -74,12 +77,17 @@ class Hub:
     connect: Callable[[Connection], Awaitable[None]]
     tick: Callable[[], Awaitable[None]]
 
-    def __init__(self, settings: Settings, store: GameStore, analysis: AnalysisQueue) -> None:
-        """Create an empty hub persisting through ``store``, queueing finished deals' analyses on ``analysis``."""
+    def __init__(self, settings: Settings, store: GameStore, analysis: AnalysisQueue,
+                 metrics: Metrics | None = None) -> None:
+        """Create an empty hub persisting through ``store``, queueing finished deals' analyses on ``analysis``.
+
+        ``metrics``: where the moves, bot answers and errors are counted (its own by default).
+        """
         self.settings = settings
         self.store = store
         self.analysis = analysis
-        self.rooms: Rooms[Room] = Rooms(settings, store, analysis, Room)
+        self.rooms: Rooms[Room] = Rooms(settings, store, analysis, Room, metrics)
+        self.metrics = self.rooms.metrics
         self.pool = self.rooms.pool
         self.tasks = self.rooms.tasks
         self.lobby = Lobby(self.rooms)

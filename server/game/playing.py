@@ -116,6 +116,8 @@ class PlayingRoom:
             to_move = table.deal.to_move if table.deal is not None else 0
             seat_of_bot = table.seats[to_move]
             seat = to_move if seat_of_bot is not None and seat_of_bot.is_bot else None
+            if seat_of_bot is not None and seat_of_bot.level and table.bot_asked:
+                self.rooms.metrics.bot_answer.labels(seat_of_bot.level).observe(conn.received - table.bot_asked)
         else:
             seat = table.seat_of(conn.user_id)
             if seat is not None and self.seats.seat_conn.get((table.id, seat)) is not conn:
@@ -137,7 +139,7 @@ class PlayingRoom:
         except IllegalMoveError as exc:
             await conn.send(refusal(exc, card, deal, msg.type))
             return
-        await self.apply(seat, card)
+        await self.apply(seat, card, received=conn.received)
 
     async def stored(self, write: Awaitable[T]) -> T:
         """Await a write for the table; if its fence was refused, drop the table at once and raise :class:`TableLost`.
@@ -151,11 +153,14 @@ class PlayingRoom:
             self.rooms.lose(self.table.id)
             raise TableLost(self.table.id) from None
 
-    async def apply(self, seat: int, card: int) -> None:
+    async def apply(self, seat: int, card: int, *, received: float = 0.0) -> None:
         """Store ``seat`` playing ``card`` (checked legal), then advance the deal and tell everyone.
 
         The caller holds the lock. If the store refuses, this raises before anything changed.
+        ``received``: when the card arrived (``time.perf_counter``; 0: now), for the latency metrics.
         """
+        received = received or time.perf_counter()
+        metrics = self.rooms.metrics
         table = self.table
         deal = table.deal
         s = table.seats[seat]
@@ -177,6 +182,7 @@ class PlayingRoom:
                 table.bot_retry_at = time.time() + BOT_RETRY_S
             await self.resync()
             raise
+        metrics.move_stored(table.variant.value, time.perf_counter() - received)
         if end is not None:  # the totals and ratings, apart from the move writer (never holding up other tables)
             await self.store.settle(table.game_id)
         trick = deal.play(card, seat)
@@ -191,11 +197,13 @@ class PlayingRoom:
             self.close_deal(outcome.points, outcome.winner, "finished", analyse=end is not None and end.analyse,
                             match=end.match if end is not None else None)
             await self.broadcast(event)
+            metrics.move_told(time.perf_counter() - received)
             await self.broadcast({"kind": "end"})
             self.rooms.lobby_changed()
             await self.rooms.dispatch_waiting()
             return
         await self.broadcast(event)
+        metrics.move_told(time.perf_counter() - received)
         await self.rooms.dispatch_waiting()  # turns that waited for room go first
         await self.dispatch_bot()
 
@@ -332,6 +340,7 @@ class PlayingRoom:
             scores = table.match.scores
             state = replace(state, match=MatchScore(table.target, scores[seat], scores[1 - seat]))
         remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
+        table.bot_asked = time.perf_counter()
         await bot.send(out(BotTurn(table_id=table.id, turn=turn, level=s.level,
                                    time_ms=min(remaining_ms // 2, 5000), state=state.to_dict())))
 

@@ -17,6 +17,7 @@ from server.game.connection import Connection
 from server.game.records import GameStore, SavedGame
 from server.game.seats import Seats
 from server.game.tables import Table
+from server.metrics import Metrics
 from server.protocol import (
     LevelInfo,
 )
@@ -65,9 +66,10 @@ class Rooms(Generic[R]):
     """This process's rooms and what they share: settings, the store, the seats, the bots, the analyses."""
 
     def __init__(self, settings: Settings, store: GameStore, analysis: AnalysisQueue,
-                 make: Callable[[Table, Rooms[R]], R]) -> None:
-        """Start with no room; ``make`` gives a table its room."""
+                 make: Callable[[Table, Rooms[R]], R], metrics: Metrics | None = None) -> None:
+        """Start with no room; ``make`` gives a table its room; events are counted in ``metrics``."""
         self.make = make
+        self.metrics = metrics if metrics is not None else Metrics()
         self.settings = settings
         self.store = store
         self.analysis = analysis

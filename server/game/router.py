@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ from server.game.lobby import Lobby
 from server.game.replies import no_table, not_seated
 from server.game.room import Room
 from server.game.rooms import Rooms, TableLost
+from server.logs import TABLE_ID
 from server.protocol import (
     CLIENT_MESSAGE,
     CLIENT_TYPES,
@@ -71,6 +73,9 @@ class Router:
         Whatever arrives (any JSON, not JSON, nested thousands deep, a list as ``type``) is
         answered with a documented error or handled; none reaches the log as a traceback.
         """
+        conn.received = time.perf_counter()  # a card's latency (metrics) counts from here
+        if conn.on_error is None:  # here, not on connecting: a client of another process is first seen here
+            conn.on_error = self.rooms.metrics.error_sent
         if conn.role != "bot":  # bots are trusted accounts whose pace the server sets (bot_turn)
             if conn.rate is None:
                 conn.rate = TokenBucket(self.settings.ws_rate_per_s, self.settings.ws_rate_burst)
@@ -109,6 +114,7 @@ class Router:
             return
         rooms = self.rooms.by_id
         portal = self.rooms.portal
+        logged = TABLE_ID.set(getattr(msg, "table_id", None))  # the log lines of this command name its table
         try:
             if portal:  # after a pause, know which tables are still this process's before acting
                 await portal.ensure_leases()
@@ -140,6 +146,8 @@ class Router:
             # E.g. the database refused a commit: the move was not applied, so the game is unchanged.
             log.exception("handling %s failed", kind)
             await conn.send(error("internal", "the server could not handle this message; try again", kind))
+        finally:
+            TABLE_ID.reset(logged)
 
     async def _forwarded(self, conn: Connection, msg: Any, raw: str) -> bool:
         """Send ``msg`` to the process that owns its table (or gave out its analysis); False if that is this one."""

@@ -70,6 +70,8 @@ class Table:
     bot_retry_at: float | None = None
     """When to ask the bot again for its move: the store could not take it (the database was away), or
     no answer came (a message lost between processes)."""
+    bot_asked: float = 0.0
+    """When the bot turn was last sent (``time.perf_counter``): the bot's answer time (metrics) starts there."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
     """Held while a command changes the table (a move being committed): the next one waits its turn."""
 

@@ -35,6 +35,7 @@ from sqlalchemy import Table, insert
 from sqlalchemy.orm import DeclarativeBase, Session
 
 from server.game.records import Fence, FenceRefused
+from server.metrics import Metrics
 from server.store.repos import fences_held
 
 log = logging.getLogger("treset.writer")
@@ -71,9 +72,11 @@ class MoveWriter:
     must build its rows itself and have no effect outside the session.
     """
 
-    def __init__(self, sessions: Callable[[], Session], *, max_batch: int = MAX_BATCH) -> None:
-        """Create a stopped writer over ``sessions``; :meth:`start` starts its thread."""
+    def __init__(self, sessions: Callable[[], Session], *, max_batch: int = MAX_BATCH,
+                 metrics: Metrics | None = None) -> None:
+        """Create a stopped writer over ``sessions`` (its groups noted in ``metrics``); :meth:`start` starts it."""
         self.sessions = sessions
+        self.metrics = metrics
         self.max_batch = max_batch
         self._queue: queue.SimpleQueue[_Job[Any] | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
@@ -119,6 +122,10 @@ class MoveWriter:
         self._queue.put(_Job(None, loop, future, model, row, fence))
         await future
 
+    def queued(self) -> int:
+        """Return how many writes wait for the thread (approximately: it may be taking some now)."""
+        return self._queue.qsize()
+
     def health(self) -> dict[str, Any]:
         """Return the writer's figures for ``/healthz``: groups committed, writes, the largest group."""
         return {"writer_batches": self.batches, "writer_writes": self.writes, "writer_largest_batch": self.largest,
@@ -157,14 +164,19 @@ class MoveWriter:
                     self._commit([job])
                 return
             self.failures += 1
+            if self.metrics is not None:
+                self.metrics.writer_failures.inc()
             log.warning("a write failed: %s", exc)
             self._tell(batch[0], None, exc)
             return
         self.batches += 1
         self.writes += len(batch)
         self.largest = max(self.largest, len(batch))
-        if time.perf_counter() - started > 1.0:
-            log.warning("a group of %d writes took %.1f s to commit", len(batch), time.perf_counter() - started)
+        took = time.perf_counter() - started
+        if self.metrics is not None:
+            self.metrics.group_committed(len(batch), took)
+        if took > 1.0:
+            log.warning("a group of %d writes took %.1f s to commit", len(batch), took)
         for job, (result, refused) in zip(batch, results, strict=True):
             self._tell(job, result, refused)
 

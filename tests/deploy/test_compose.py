@@ -27,6 +27,9 @@ def test_the_services_fit_together() -> None:
     for name, service in services.items():
         for needed in service.get("depends_on", {}):
             assert needed in services, f"{name} depends on a missing service {needed}"
+        if name == "grafana":  # the dashboards (profile ``metrics``): this machine only
+            assert all(str(p).startswith("127.0.0.1:") for p in service["ports"])
+            continue
         assert name == "proxy" or "ports" not in service, f"{name} is reachable only through the proxy"
     assert services["server"]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
     assert "--no-migrate" in services["server"]["command"]  # replicas must not race on the schema
@@ -54,6 +57,19 @@ def test_every_service_is_documented_by_hand() -> None:
     header = COMPOSE.read_text().split("\nservices:", 1)[0]
     for name in _services():
         assert f"#   {name}:" in header, f"the header does not say how to run {name} by hand"
+
+
+def test_the_metrics_services_use_the_shipped_files() -> None:
+    """Prometheus and Grafana are optional (a profile) and read deploy/'s configuration, alerts and dashboard."""
+    services = _services()
+    for name in ("prometheus", "grafana"):
+        assert services[name]["profiles"] == ["metrics"], f"{name} starts only with --profile metrics"
+        for volume in services[name]["volumes"]:
+            source = volume.split(":")[0]
+            assert not source.startswith("./") or (ROOT / source).exists(), f"{name} mounts a missing {source}"
+    config = yaml.safe_load((ROOT / "deploy" / "prometheus" / "prometheus.yml").read_text())
+    assert config["rule_files"] == ["alerts.yml"] and (ROOT / "deploy" / "prometheus" / "alerts.yml").is_file()
+    assert config["scrape_configs"][0]["dns_sd_configs"][0]["names"] == ["server"]  # each replica, not the proxy
 
 
 def test_the_servers_trust_forwarded_for_only_from_the_proxy() -> None:

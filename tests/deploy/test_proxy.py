@@ -82,6 +82,21 @@ def test_page_and_websocket_through_the_proxy(start_server: Callable[..., LiveSe
     assert "GET /ws " in log and token not in log, "the access log shows paths only"
 
 
+def test_metrics_are_not_published_and_requests_carry_the_proxy_id(
+        start_server: Callable[..., LiveServer], sqlite_url: str, tmp_path: Path) -> None:
+    """/metrics answers the scraper at the server, 404 through nginx (any spelling); the proxy's request id
+    reaches the server (a client-written one is replaced) and its access log."""
+    server = start_server(sqlite_url)
+    assert httpx.get(f"{server.url}/metrics", timeout=10).status_code == 200
+    with _proxy([server.port], tmp_path) as url:
+        for path in ("/metrics", "/metrics/", "/metrics?x=1", "//metrics", "/%6Detrics"):
+            assert httpx.get(f"{url}{path}", timeout=10).status_code == 404, path
+        answer = httpx.get(f"{url}/api/tables", headers={"X-Request-ID": "forged"}, timeout=10)
+    request_id = answer.headers["x-request-id"]
+    assert answer.status_code == 200 and request_id != "forged" and len(request_id) == 32  # nginx's $request_id
+    assert request_id in (tmp_path / "access.log").read_text()
+
+
 def test_a_forged_forwarded_for_does_not_change_the_address(start_server: Callable[..., LiveServer],
                                                              sqlite_url: str, tmp_path: Path) -> None:
     """Through nginx, a client-written X-Forwarded-For is replaced: the guest limit per address (3) holds
