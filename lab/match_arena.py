@@ -146,8 +146,8 @@ def pooled(summaries: list[dict[str, Any]]) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     """Run ``python3 -m lab.match_arena A B --pairs N --target T --variant V --seed S [--jobs J] [--json FILE]``."""
     parser = argparse.ArgumentParser(prog="python3 -m lab.match_arena", description=__doc__.splitlines()[0])
-    parser.add_argument("a", help="side A: any arena player, e.g. mcts:i5000")
-    parser.add_argument("b", help="side B, e.g. mcts:i5000,nomatch")
+    parser.add_argument("a", nargs="?", help="side A: any arena player, e.g. mcts:i5000")
+    parser.add_argument("b", nargs="?", help="side B, e.g. mcts:i5000,nomatch")
     parser.add_argument("--pairs", type=int, default=50, help="duplicate matches (each played twice)")
     parser.add_argument("--target", type=int, default=21)
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="tressette")
@@ -155,7 +155,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--first", type=int, default=0, help="start at this pair of the seed's series")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
-    parser.add_argument("--pool", nargs="+", metavar="FILE", help="add up summaries written with --json instead")
+    parser.add_argument("--pool", nargs="+", metavar="FILE",
+                        help="add up summaries written with --json instead (no sides then)")
     args = parser.parse_args(argv)
     if args.pool:
         summaries = []
@@ -163,6 +164,8 @@ def main(argv: list[str]) -> int:
             with open(name) as f:
                 summaries.append(json.load(f))
         s = pooled(summaries)
+    elif args.a is None or args.b is None:
+        parser.error("two sides are needed (or --pool FILES)")
     else:
         try:
             s = run(args.a, args.b, Variant(args.variant), args.target, args.pairs, args.seed, args.jobs, args.first)
