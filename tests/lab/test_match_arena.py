@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lab.match_arena import pair_interval, play_match, pooled, run
+from lab.match_arena import main, pair_interval, play_match, pooled, run
 from tressette import AgentState, Variant
 from tressette.match import match_winner
 
@@ -52,3 +53,14 @@ def test_the_pair_interval_holds_the_mean() -> None:
     assert lo < 7 / 12 < hi
     lo2, hi2 = pair_interval([2, 1, 1, 0, 2, 1] * 10)
     assert hi2 - lo2 < hi - lo
+
+
+def test_the_command_writes_and_pools_chunks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Chunks written with --json pool with --pool and no sides; sides are needed otherwise."""
+    files = [str(tmp_path / f"c{k}.json") for k in (0, 1)]
+    for k, name in enumerate(files):
+        assert main(["random", "greedy", "--target", "11", "--pairs", "1", "--first", str(k), "--json", name]) == 0
+    assert main(["--pool", *files]) == 0
+    assert "4 matches (2 duplicate pairs" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--pairs", "1"])
