@@ -1,5 +1,10 @@
 """Choose a card: the exact solver when every card's place is known, ISMCTS otherwise.
 
+In a match (``state.match``) both play for the match: the search's reward is the chance of
+winning the match from the score a deal's outcome leaves (:mod:`agent.match_equity`), and the
+solver's card, the best for the deal's points, is the best for that chance too, which only
+grows with the points one wants (tested), so minimax over points and over equity agree.
+
 The search runs in compiled chunks between clock checks so a decision never
 overruns its budget by more than a chunk (a few milliseconds), and stops sooner
 once more search could not change the card (:class:`Progress`).  With
@@ -19,8 +24,9 @@ import numpy as np
 
 from agent.kernels.playout import GUIDED, seed_kernels
 from agent.kernels.world import W_H0, W_H1, W_LEAD, W_LEADER
+from agent.match_equity import equity_by_thirds
 from agent.opponent.policy import NO_THETA, load_policy
-from agent.search.mcts import Tree, search
+from agent.search.mcts import NO_EQUITY, Tree, search
 from agent.search.odds import NODE_BUDGET, win_odds
 from agent.search.solver import new_table, solve_root
 from agent.search.worlds import make_root
@@ -56,6 +62,8 @@ class SearchConfig:
     fallible_share: float = 0.5
     """In a solved position lost against perfect play, the card with the best odds against an opponent
     playing a random card this often (0: keep the solver's card; see :mod:`agent.search.odds`)."""
+    play_match: bool = True
+    """In a match, play for the match (False: for the deal, as before issue #32; the lab's baseline)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,17 +109,17 @@ def known_position(state: AgentState) -> tuple[int, int, int, int]:
             int(root.w[W_LEAD]))
 
 
-def solve(state: AgentState) -> tuple[int, int, dict[int, int]]:
+def solve(state: AgentState, *, exact_all: bool = False) -> tuple[int, int, dict[int, int]]:
     """Solve a position with every card's place known.
 
     Returns (best card, the agent's final points under best play, each legal
-    card's final points: exact for the best card, a bound for the others).
+    card's final points: exact for the best card, a bound for the others unless ``exact_all``).
     """
     values = np.zeros(40, dtype=np.int64)
     nodes = np.zeros(1, dtype=np.int64)
     # Each thread gets its own table: the table is not safe to share between threads.
     tt = _table() if _is_main_thread() else new_table()
-    best = solve_root(*known_position(state), state.cfm, tt, values, nodes)
+    best = solve_root(*known_position(state), state.cfm, tt, values, nodes, exact_all)
     per_card = {c: state.points + int(values[c]) for c in state.legal_moves()}
     return int(best), per_card[int(best)], per_card
 
@@ -129,6 +137,23 @@ def lost_odds(state: AgentState, share: float, time_ms: int, start: float | None
     seconds = (time_ms - ODDS_MARGIN_MS) / 1000 - (time.perf_counter() - start)
     return win_odds(*known_position(state), (state.points, state.opponent_points), state.cfm, share, budget,
                     seconds)
+
+
+def led_first(state: AgentState) -> bool | None:
+    """Return whether the agent led this deal's first trick (None when the state does not tell)."""
+    if state.history:
+        return state.history[0].leader == ME
+    if state.tricks_played == 0:
+        return not state.inplay  # still the first trick: whoever has a card on the table led it
+    return None
+
+
+def match_rewards(state: AgentState, config: SearchConfig) -> np.ndarray | None:
+    """Return the agent's match equity for each of its final points of the deal, or None outside a match."""
+    if state.match is None or not config.play_match:
+        return None
+    m = state.match
+    return equity_by_thirds(state.variant, m.target, m.me, m.him, me_led=led_first(state))
 
 
 def _is_main_thread() -> bool:
@@ -150,17 +175,26 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
     start = time.perf_counter()
     config = config or SearchConfig()
     legal = state.legal_moves()
+    equity = match_rewards(state, config)
     if state.all_known:
-        best, value, per_card = solve(state)
+        # In a match every card's exact value is wanted: the fallible stage below may only pick a
+        # card that leaves the match equity of the solver's card against perfect play.
+        best, value, per_card = solve(state, exact_all=equity is not None)
         # Only the best card is searched with a full window: the others get a bound that shows
         # they are no better (at most its points in Tressette, at least in Kifameno).
-        other = "at_least" if state.cfm else "at_most"
+        other = "value" if equity is not None else "at_least" if state.cfm else "at_most"
         stats: dict[str, Any] = {card_name(c): {"value" if c == best else other: v} for c, v in per_card.items()}
+        if equity is not None:
+            for c, v in per_card.items():
+                stats[card_name(c)]["equity"] = round(float(equity[v]), 6)
         if config.fallible_share > 0 and state.variant.winner((value, TOTAL_POINTS - value)) != ME:
             odds = lost_odds(state, config.fallible_share, time_ms, start)
             if odds is not None:
                 for c, p in odds.items():
                     stats[card_name(c)]["odds"] = round(p, 6)
+                if equity is not None:
+                    # The deal's odds only break ties between cards equal for the match.
+                    odds = {c: p for c, p in odds.items() if equity[per_card[c]] >= equity[value]}
                 # Ties keep the solver's card, which loses by least against perfect play.
                 best = max(odds, key=lambda c: (odds[c], c == best))
         return Decision(best, "solver", 0, value, stats, (time.perf_counter() - start) * 1000)
@@ -185,7 +219,8 @@ def decide(state: AgentState, *, time_ms: int = 1000, iterations: int | None = N
         while done < per_job[job] and time.perf_counter() < deadline:
             n = min(CHUNK, per_job[job] - done)
             search(tree, root, n, c_explore=config.c_explore, delta=config.delta, policy=config.policy,
-                   eps=config.eps, theta=theta, model_share=config.model_share)
+                   eps=config.eps, theta=theta, model_share=config.model_share,
+                   equity=NO_EQUITY if equity is None else equity)
             done += n
             progress.visits[job] = 0
             tree.add_root_visits(progress.visits[job])

@@ -128,7 +128,7 @@ def _is_number(text: str) -> bool:
 
 def _mcts_policy(arg: str) -> MctsPolicy:
     """Parse ``MS`` or ``iN``, then optional ``,cX`` ``,dX`` ``,eX`` ``,pN`` ``,tX`` ``,mX`` ``,fX`` ``,random``
-    ``,novoids`` ``,full`` settings and ``,policy=FILE`` (the opponent policy file this process plays with,
+    ``,novoids`` ``,nomatch`` ``,full`` settings and ``,policy=FILE`` (the opponent policy file this process plays with,
     e.g. one written by ``treset-agent fit-policy``; KeyError for anything else).
 
     The settings issue #24 removed (``,draws``, ``,sN``, ``,mu``, ``,rX``, ``,uX``, ``,lN``) are at the tag
@@ -148,6 +148,8 @@ def _mcts_policy(arg: str) -> MctsPolicy:
             changes["model_share"] = float(opt[1:])
         elif opt == "novoids":
             changes["use_voids"] = False
+        elif opt == "nomatch":
+            changes["play_match"] = False
         elif opt.startswith("policy="):
             from agent.opponent.policy import use_policy
 

@@ -28,7 +28,7 @@ from agent.decide import SearchConfig
 from agent.kernels.playout import seed_kernels
 from agent.kernels.world import NOGIL, W_SIZE, step
 from agent.opponent.policy import N_WEIGHTS, NO_THETA, load_policy
-from agent.search.mcts import Tree, draw_world, iterate
+from agent.search.mcts import NO_EQUITY, Tree, draw_world, iterate
 from agent.search.worlds import Root, make_root
 from tressette import TOTAL_POINTS, AgentState, Card, Variant
 
@@ -69,7 +69,7 @@ def run_card_search(move: np.ndarray, player: np.ndarray, child: np.ndarray, sib
         stock[:] = stocks[i]
         step(w, stock, card)
         finals[i] = iterate(move, player, child, sibling, visits, avail, reward, size, w, stock, path, cfm,
-                            c_explore, delta, policy, eps, theta, model_share, after, buf, scores)
+                            c_explore, delta, policy, eps, theta, model_share, after, buf, scores, NO_EQUITY)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

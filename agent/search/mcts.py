@@ -9,7 +9,9 @@ seat; the draws in between are part of the sampled world, not of the tree.
 
 The reward is seat-relative: ``(1 - delta) * win + delta * share``, where
 ``share`` is the points fraction a player wants (its points in Tressette,
-the opponent's in Kifameno).
+the opponent's in Kifameno).  In a match it is seat 0's chance of winning the
+match from the score the deal leaves (``equity[p0]``, :mod:`agent.match_equity`)
+instead: the deal is then a means, not the goal.
 
 The opponent model takes part (see ``SearchConfig``): the opponent's nodes
 follow the fitted policy instead of UCB a share of the time (0.3 by default).
@@ -52,6 +54,18 @@ def reward0(p0: int, cfm: bool, delta: float) -> float:
         win = 1.0 if p0 >= WINNING_POINTS else 0.0
         share = p0 / TOTAL_POINTS
     return (1.0 - delta) * win + delta * share
+
+
+NO_EQUITY = np.empty(0, dtype=np.float64)
+"""No match: a deal's outcome is scored by :func:`reward0`."""
+
+
+@njit(cache=True, nogil=NOGIL)
+def deal_reward(p0: int, cfm: bool, delta: float, equity: np.ndarray) -> float:
+    """Return seat 0's reward for final points ``p0``: its match equity ``equity[p0]`` in a match, else :func:`reward0`."""
+    if equity.shape[0] > 0:
+        return equity[p0]
+    return reward0(p0, cfm, delta)
 
 
 @dataclass(slots=True)
@@ -210,16 +224,18 @@ def draw_world(w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, pool: 
 def iterate(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling: np.ndarray, visits: np.ndarray,
             avail: np.ndarray, reward: np.ndarray, size: np.ndarray, w: np.ndarray, stock: np.ndarray,
             path: np.ndarray, cfm: bool, c_explore: float, delta: float, policy: int, eps: float,
-            theta: np.ndarray, model_share: float, gone: int, buf: np.ndarray, scores: np.ndarray) -> int:
+            theta: np.ndarray, model_share: float, gone: int, buf: np.ndarray, scores: np.ndarray,
+            equity: np.ndarray) -> int:
     """Run one ISMCTS iteration in world ``w`` (consumed): descend, play out, back up; return seat 0's final points.
 
     -1 (and nothing backed up) for an inconsistent world, which a consistent root never gives.
+    ``equity``: seat 0's match equity by final points, or empty outside a match (:func:`deal_reward`).
     """
     depth = descend(move, player, child, sibling, visits, avail, reward, size, w, stock, path, c_explore,
                     theta, model_share, gone, buf, scores)
     p0 = playout(w, stock, cfm, policy, eps)
     if p0 >= 0:
-        backup(player, visits, reward, path, depth, reward0(p0, cfm, delta))
+        backup(player, visits, reward, path, depth, deal_reward(p0, cfm, delta, equity))
     return p0
 
 
@@ -228,7 +244,8 @@ def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling:
                visits: np.ndarray, avail: np.ndarray, reward: np.ndarray, size: np.ndarray,
                w0: np.ndarray, hidden: np.ndarray, need: int, voids: int, cfm: bool,
                iterations: int, c_explore: float, delta: float, policy: int, eps: float,
-               pool: np.ndarray, cum: np.ndarray, theta: np.ndarray, model_share: float, gone: int) -> None:
+               pool: np.ndarray, cum: np.ndarray, theta: np.ndarray, model_share: float, gone: int,
+               equity: np.ndarray) -> None:
     """Run ``iterations`` ISMCTS iterations on the tree held in the arrays, each in a fresh world."""
     w = np.empty(W_SIZE, dtype=np.int64)
     stock = np.empty(40, dtype=np.int64)
@@ -238,17 +255,20 @@ def run_ismcts(move: np.ndarray, player: np.ndarray, child: np.ndarray, sibling:
     for _ in range(iterations):
         draw_world(w0, hidden, need, voids, pool, cum, w, stock)
         iterate(move, player, child, sibling, visits, avail, reward, size, w, stock, path, cfm, c_explore, delta,
-                policy, eps, theta, model_share, gone, buf, scores)
+                policy, eps, theta, model_share, gone, buf, scores, equity)
 
 
 def search(tree: Tree, root: Root, iterations: int, *, c_explore: float = 0.5, delta: float = 0.25,
-           policy: int = GUIDED, eps: float = 0.15, theta: np.ndarray = NO_THETA, model_share: float = 0.0) -> None:
+           policy: int = GUIDED, eps: float = 0.15, theta: np.ndarray = NO_THETA, model_share: float = 0.0,
+           equity: np.ndarray = NO_EQUITY) -> None:
     """Run ``iterations`` more iterations on ``tree`` from ``root``.
 
     Worlds draw the opponent's hidden cards from ``root.pool`` by weight when it is not empty,
     otherwise uniformly.  With weights ``theta`` the opponent's nodes follow that policy
-    ``model_share`` of the time (:func:`descend`).
+    ``model_share`` of the time (:func:`descend`).  In a match, ``equity`` holds seat 0's match
+    equity for each of its final points (36 values) and is the reward.
     """
     run_ismcts(tree.move, tree.player, tree.child, tree.sibling, tree.visits, tree.avail, tree.reward,
                tree.size, root.w, root.hidden, root.need, root.voids, root.cfm,
-               iterations, c_explore, delta, policy, eps, root.pool, root.cum, theta, model_share, root.gone)
+               iterations, c_explore, delta, policy, eps, root.pool, root.cum, theta, model_share, root.gone,
+               equity)
