@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import random
 import shutil
 import signal
 import socket
@@ -38,11 +39,34 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+PORTS_PER_WORKER = 3000
+"""Each test process takes its ports from its own range (below the kernel's ephemeral ports, 32768 on)."""
+_last_port: list[int] = []
+
+
 def free_port() -> int:
-    """Return a free TCP port on the loopback interface."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """Return a free TCP port on the loopback interface, from this test process's own range.
+
+    Asking the kernel for any free port (bind to 0) races between the two workers of ``make test``: a
+    port handed to one and released before its server binds it could be handed to the other, and a
+    test would then talk to the other worker's server. Each worker (``PYTEST_XDIST_WORKER`` gw0, gw1,
+    ...) counts through a range of its own instead, checking each port is free.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    index = int(worker[2:]) + 1 if worker[:2] == "gw" and worker[2:].isdigit() else 0
+    low = 14000 + PORTS_PER_WORKER * (index % 6)
+    if not _last_port:
+        _last_port.append(low + random.randrange(PORTS_PER_WORKER))
+    for _ in range(PORTS_PER_WORKER):
+        port = low + (_last_port[0] + 1 - low) % PORTS_PER_WORKER
+        _last_port[0] = port
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # taken (or lingering): the next one
+            return port
+    raise RuntimeError(f"no free port in {low}..{low + PORTS_PER_WORKER - 1}")
 
 
 def _answers(conninfo: str) -> bool:
