@@ -14,7 +14,7 @@ from sqlalchemy import or_, select
 from server.api.deps import DB, CurrentUser
 from server.protocol import MAX_DB_INT
 from server.store.analyses import analysed_accuracy
-from server.store.models import Analysis, Game, MatchRow, Move, User, UserTotals
+from server.store.models import Analysis, Game, MatchRow, Move, PuzzleRating, User, UserTotals
 from server.store.rankings import RankOrder, ranking
 from tressette import Deal, Variant, VariantName, card_name, deal_score, trick_to_dict
 
@@ -33,7 +33,7 @@ def leaderboard(session: DB, variant: VariantName = "tressette", min_games: Anno
 
 @router.get("/players/{username}")
 def profile(username: Annotated[str, Path(max_length=64)], session: DB) -> dict[str, Any]:
-    """Return a player's per-variant totals and recent finished games."""
+    """Return a player's per-variant totals, recent finished games and puzzle rating (None before a first try)."""
     user = session.scalar(select(User).where(User.username == username))
     if user is None:
         raise HTTPException(404, f"no player {username!r}")
@@ -54,7 +54,11 @@ def profile(username: Annotated[str, Path(max_length=64)], session: DB) -> dict[
                        "points": [g.points0, g.points1][seat], "opponent_points": [g.points0, g.points1][1 - seat],
                        "won": g.winner_seat == seat, "reason": g.end_reason, "match_id": g.match_id,
                        "ended_at": g.ended_at.isoformat() if g.ended_at else None})
-    return {"username": user.username, "role": user.role, "totals": totals, "recent_games": recent}
+    solver = session.get(PuzzleRating, user.id)
+    puzzles = ({"rating": round(solver.rating, 1), "rd": round(solver.rating_rd, 1), "attempts": solver.attempts,
+                "solved": solver.solved} if solver is not None and solver.attempts else None)
+    return {"username": user.username, "role": user.role, "totals": totals, "recent_games": recent,
+            "puzzles": puzzles}
 
 
 def _game_for(game_id: int, session: DB, user: User) -> Game:

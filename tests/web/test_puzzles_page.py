@@ -128,6 +128,8 @@ def test_solve_and_fail_on_desktop_with_the_game_link(pg_url: str, start_server:
     expect(page.locator("#puzzle-game")).to_be_visible()
     page.click("#puzzle-game")
     expect(page.locator("#replay-board")).to_be_visible()  # the game it came from, replayed
+    page.click("#nav-profile")  # the profile shows the puzzle rating and the tries
+    expect(page.locator("#profile-puzzles")).to_contain_text("1 solved of 2")
     # An admin sees every puzzle with how often it was tried and solved.
     with db_session(pg_url) as s:
         repos.create_admin(session=s, username="root", password=PASSWORD)

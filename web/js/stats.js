@@ -61,7 +61,10 @@ export function profileView(name) {
   const page = h("section", { class: "panel page", id: "profile-page" }, h("h1", { id: "profile-name" }, name), body);
   call("GET", `/api/players/${encodeURIComponent(name)}`).then((data) => {
     if (data.role && data.role !== "player") page.querySelector("h1").append(h("span", { class: "badge" }, roleName(data.role)));
-    fill(body, h("h2", {}, t("totals")), totalsTable(data.totals ?? {}), h("h2", {}, t("recentGames")), recentTable(data));
+    const puzzles = data.puzzles ? h("p", { id: "profile-puzzles" }, h("a", { href: "#/puzzles" }, t("profilePuzzles")), " ",
+      t("profilePuzzleLine", { rating: Math.round(data.puzzles.rating), solved: data.puzzles.solved, tried: data.puzzles.attempts }))
+      : null;
+    fill(body, h("h2", {}, t("totals")), totalsTable(data.totals ?? {}), puzzles, h("h2", {}, t("recentGames")), recentTable(data));
   }).catch((e) => fill(body, errorBox(e)));
   return page;
 }
