@@ -217,15 +217,13 @@ def test_ratings_far_apart_wait_until_the_range_is_wide_enough(sqlite_url: str,
     assert widened["table"]["id"] == _paired(a)["table"]["id"]
 
 
-def test_many_seek_at_once_each_seated_once(sqlite_url: str, start_server: Callable[..., LiveServer]) -> None:
-    """Twelve people seek at the same moment: six tables, everyone at exactly one of them."""
-    server = start_server(sqlite_url)
-    players = [_player(server) for _ in range(12)]
+def _seek_at_once(players: list[tuple[Client, Msg]], variant: str, target: int) -> dict[str, list[int]]:
+    """Send every player's seek at the same moment; return each paired table's seats (each seat its own player's)."""
     go = threading.Barrier(len(players))
 
     def seek(client: Client) -> None:
         go.wait()
-        client.send({"type": "seek", "variant": "tressette", "target": 21})
+        client.send({"type": "seek", "variant": variant, "target": target})
 
     threads = [threading.Thread(target=seek, args=(c,)) for c, _ in players]
     for t in threads:
@@ -237,6 +235,14 @@ def test_many_seek_at_once_each_seated_once(sqlite_url: str, start_server: Calla
         table = _paired(client)["table"]
         tables.setdefault(table["id"], []).append(table["you"])
         assert table["players"][table["you"]]["username"] == user["username"]
+    return tables
+
+
+def test_many_seek_at_once_each_seated_once(sqlite_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """Twelve people seek at the same moment: six tables, everyone at exactly one of them."""
+    server = start_server(sqlite_url)
+    players = [_player(server) for _ in range(12)]
+    tables = _seek_at_once(players, "tressette", 21)
     assert len(tables) == 6 and all(sorted(seats) == [0, 1] for seats in tables.values())
 
 
@@ -284,22 +290,7 @@ def test_pairing_across_two_processes(pg_url: str, redis_url: str, start_server:
     assert all(httpx.get(f"{s.url}/healthz").json()["seeking_here"] == 0 for s in (one, two))
     # Ten at once, five on each process: five tables, everyone seated once.
     players = [_player(one if i % 2 else two) for i in range(10)]
-    go = threading.Barrier(len(players))
-
-    def seek(client: Client) -> None:
-        go.wait()
-        client.send({"type": "seek", "variant": "kifameno", "target": 11})
-
-    threads = [threading.Thread(target=seek, args=(p,)) for p, _ in players]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    tables: dict[str, list[int]] = {}
-    for client, user in players:
-        table = _paired(client)["table"]
-        tables.setdefault(table["id"], []).append(table["you"])
-        assert table["players"][table["you"]]["username"] == user["username"]
+    tables = _seek_at_once(players, "kifameno", 11)
     assert len(tables) == 5 and all(sorted(seats) == [0, 1] for seats in tables.values())
 
 
