@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 from server.game.connection import Connection
-from server.game.playing import NEXT_DEAL_S
 from server.game.records import SavedGame
 from server.game.room import Room
 from server.game.rooms import Rooms, deal_of
@@ -46,22 +45,19 @@ class Restore:
         if game.match is not None:  # a match's deal: the match goes on from its totals before the deal
             table.target, table.match_id = game.match.target, game.match.match_id
             table.match = Match(table.variant, game.match.target, game.match.before, game.match.deal - 1)
-        deal = table.deal
-        if game.ended and table.match is not None and deal is not None and deal.is_over:
-            # Between two deals of a match: the last deal's summary, and the next deal due.
-            outcome = deal.outcome()
-            table.status = "finished"
-            table.result = table.result_of(outcome.points, outcome.winner, "finished")
-            table.match = table.match.after(outcome.points)
-            table.result["match"] = {"id": table.match_id, "before": list(game.match.before),  # type: ignore[union-attr]
-                                     "scores": list(table.match.scores), "deal": table.match.deals}
         now = time.time()
         for seat, user in enumerate(game.players):
             table.seats[seat] = (Seat.bot(user.user_id, user.username) if user.role == "bot" else
                                  Seat(user.user_id, user.username, is_bot=False, disconnected_at=now))
-        # The time the table was away is nobody's: a fresh move clock, or the full pause before a match's next deal.
-        table.deadline = now + (NEXT_DEAL_S if table.status == "finished" else self.rooms.settings.move_timeout_s)
-        self.rooms.add(table)
+        table.deadline = now + self.rooms.settings.move_timeout_s  # the time the table was away is nobody's
+        room = self.rooms.add(table)
+        deal = table.deal
+        if game.ended and table.match is not None and deal is not None and deal.is_over:
+            # Between two deals of a match: the last deal closed again as it ended (its summary, the bots'
+            # "next deal", the full pause before the next one).
+            outcome = deal.outcome()
+            room.close_deal(outcome.points, outcome.winner, "finished", analyse=False,
+                            match=room.match_after(outcome.points, outcome.winner, "finished", deals=1))
         return table
 
     async def resume_bots(self) -> None:
