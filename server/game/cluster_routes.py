@@ -127,8 +127,7 @@ class Routes(Bus):
     def remote_seats(self, user_id: int) -> list[tuple[str, int, str]]:
         """Return the user's seats at other nodes' tables as ``(table_id, seat, status)``."""
         return [(table_id, entry["users"].index(user_id), entry["status"])
-                for table_id, entry in self.registry.items()
-                if entry["node"] != self.node and user_id in entry["users"] and entry["status"] != "closed"]
+                for table_id, entry in self._seated_elsewhere(self.registry, user_id)]
 
     async def user_tables(self, user_id: int) -> list[tuple[str, str, bool]]:
         """Return the user's tables at other nodes as ``(table_id, status, both seats taken)``, read now.
@@ -137,11 +136,16 @@ class Routes(Bus):
         table another node opened or seated the user at before it let the lock go.
         """
         try:
-            entries = [json.loads(e) | {"id": _text(t)} for t, e in (await self.redis.hgetall(TABLES)).items()]
+            entries = {_text(t): json.loads(e) for t, e in (await self.redis.hgetall(TABLES)).items()}
         except (RedisError, OSError):  # Redis away: the registry, as of the last look
-            entries = [e | {"id": t} for t, e in self.registry.items()]
-        return [(e["id"], e["status"], None not in e["users"]) for e in entries
-                if e["node"] != self.node and user_id in e["users"] and e["status"] != "closed"]
+            entries = self.registry
+        return [(table_id, entry["status"], None not in entry["users"])
+                for table_id, entry in self._seated_elsewhere(entries, user_id)]
+
+    def _seated_elsewhere(self, entries: dict[str, dict[str, Any]], user_id: int) -> list[tuple[str, dict[str, Any]]]:
+        """Return the entries of other nodes' open tables where ``user_id`` sits."""
+        return [(table_id, entry) for table_id, entry in entries.items()
+                if entry["node"] != self.node and user_id in entry["users"] and entry["status"] != "closed"]
 
     @contextlib.asynccontextmanager
     async def user_lock(self, user_id: int) -> AsyncIterator[None]:
