@@ -148,11 +148,14 @@ function render() {
       return;
     }
   }
-  pageKey = null;
   if (!token()) {
-    app.replaceChildren(loginView(connect));
+    // Drawn once: a later render (the hash set on signing out, a socket closing) must not clear what is typed.
+    const key = `login|${currentLang()}`;
+    if (pageKey !== key) app.replaceChildren(loginView(connect));
+    pageKey = key;
     return;
   }
+  pageKey = null;
   if (route === "join" && id) {
     if (code) live.invites[id] = code;
     send({ type: "join_table", table_id: id, invite: code ?? null });
