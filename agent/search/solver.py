@@ -141,115 +141,238 @@ def _ordered_moves(h0: int, h1: int, leader: int, lead: int, cfm: bool, out: np.
     return n
 
 
-# Not cached: numba's cache cannot hold self-recursive functions (loading one crashes).
-@njit(cache=False, nogil=NOGIL)
+MAX_PLIES = 41
+"""A search's depth: at most 40 cards left to play, and the position before them."""
+
+
+@njit(cache=True, nogil=NOGIL)
 def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm: bool,
             tt: np.ndarray, nodes: np.ndarray, scratch: np.ndarray) -> int:
     """Return seat 0's points still to come under best play, within the (alpha, beta) window.
 
-    ``scratch`` (int64[41, 20]) holds each depth's move list, so no
-    node allocates memory.
+    Alpha-beta with principal variation search, written as a loop over an explicit stack of
+    plies instead of recursion: numba cannot cache a self-recursive function (loading one
+    crashes), and compiling it took every process about 4.5 s before its first endgame.
+    Each ply's frame holds what a recursive search keeps in its locals. ``scratch``
+    (int64[41, 20]) holds each depth's move list, so no node allocates memory.
     """
-    nodes[0] += 1
-    if h0 == 0 and h1 == 0:
-        return 0
-    # Seat 0's points to come lie in [0, everything still out]: a window outside that is decided.
-    live = h0 | h1
-    if lead >= 0:
-        live |= 1 << lead
-    most = points_left(live)
-    if alpha >= most:
-        return most
-    if beta <= 0:
-        return 0
-    slot = -1
-    key1 = 0
-    hint = -1
-    if lead < 0:
-        key1 = h1 | (leader << 40) | ((1 if cfm else 0) << 41)
-        slot = _slot(h0, key1)
-        if tt[slot, 0] == h0 and tt[slot, 1] == key1:
-            lo = tt[slot, 2]
-            hi = tt[slot, 3]
-            if lo >= beta:
-                return lo
-            if hi <= alpha:
-                return hi
-            if lo == hi:
-                return lo
-            alpha = max(alpha, lo)
-            beta = min(beta, hi)
-            hint = tt[slot, 4]
-    mover = leader if lead < 0 else 1 - leader
-    maximise = (mover == 0) != cfm
-    # The cards still in hands shrink by one per ply: a row of scratch space per count.
-    row = scratch[popcount(h0 | h1)]
-    moves = row[:10]
-    n = _ordered_moves(h0, h1, leader, lead, cfm, moves, row[10:])
-    if hint >= 0:
-        for i in range(1, n):
-            if moves[i] == hint:
-                moves[i] = moves[0]
-                moves[0] = hint
-                break
-    best_move = -1
-    a = alpha
-    b = beta
-    best = -INF if maximise else INF
-    for i in range(n):
-        c = moves[i]
-        bit = np.int64(1) << c
-        n0 = h0 & ~bit if mover == 0 else h0
-        n1 = h1 & ~bit if mover == 1 else h1
-        next_leader, next_lead, gain = _after(c, leader, lead, n0 | n1)
-        # Principal variation search: the first card gets the full window, the others a null
-        # window that only asks "is it better?", re-searched when it is.
-        if i == 0:
-            v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes, scratch)
-        elif maximise:
-            v = gain + _search(n0, n1, next_leader, next_lead, a - gain, a + 1 - gain, cfm, tt, nodes, scratch)
-            if a < v < b:
-                v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes, scratch)
+    # The frames: the position and window a ply was entered with, then its search state.
+    f_h0 = np.empty(MAX_PLIES, dtype=np.int64)
+    f_h1 = np.empty(MAX_PLIES, dtype=np.int64)
+    f_leader = np.empty(MAX_PLIES, dtype=np.int64)
+    f_lead = np.empty(MAX_PLIES, dtype=np.int64)
+    f_alpha = np.empty(MAX_PLIES, dtype=np.int64)
+    f_beta = np.empty(MAX_PLIES, dtype=np.int64)
+    f_a = np.empty(MAX_PLIES, dtype=np.int64)
+    f_b = np.empty(MAX_PLIES, dtype=np.int64)
+    f_best = np.empty(MAX_PLIES, dtype=np.int64)
+    f_best_move = np.empty(MAX_PLIES, dtype=np.int64)
+    f_i = np.empty(MAX_PLIES, dtype=np.int64)
+    f_n = np.empty(MAX_PLIES, dtype=np.int64)
+    f_row = np.empty(MAX_PLIES, dtype=np.int64)
+    f_phase = np.empty(MAX_PLIES, dtype=np.int64)  # the child under way: 0 full window, 1 null window, 2 re-search
+    f_gain = np.empty(MAX_PLIES, dtype=np.int64)
+    f_slot = np.empty(MAX_PLIES, dtype=np.int64)
+    f_key1 = np.empty(MAX_PLIES, dtype=np.int64)
+    f_mover = np.empty(MAX_PLIES, dtype=np.int64)
+    f_max = np.empty(MAX_PLIES, dtype=np.bool_)
+    f_n0 = np.empty(MAX_PLIES, dtype=np.int64)  # the child's position, for a re-search
+    f_n1 = np.empty(MAX_PLIES, dtype=np.int64)
+    f_next_leader = np.empty(MAX_PLIES, dtype=np.int64)
+    f_next_lead = np.empty(MAX_PLIES, dtype=np.int64)
+    d = 0
+    f_h0[0] = h0
+    f_h1[0] = h1
+    f_leader[0] = leader
+    f_lead[0] = lead
+    f_alpha[0] = alpha
+    f_beta[0] = beta
+    entering = True
+    value = 0  # the value the ply just left returned to its parent
+    while True:
+        if entering:
+            # A ply is entered: the checks that may decide it at once, then its ordered moves.
+            nodes[0] += 1
+            p0 = f_h0[d]
+            p1 = f_h1[d]
+            p_leader = f_leader[d]
+            p_lead = f_lead[d]
+            al = f_alpha[d]
+            be = f_beta[d]
+            done = False
+            if p0 == 0 and p1 == 0:
+                value = 0
+                done = True
+            else:
+                # Seat 0's points to come lie in [0, everything still out]: a window outside that is decided.
+                live = p0 | p1
+                if p_lead >= 0:
+                    live |= np.int64(1) << p_lead
+                most = points_left(live)
+                if al >= most:
+                    value = most
+                    done = True
+                elif be <= 0:
+                    value = 0
+                    done = True
+            slot = -1
+            key1 = 0
+            hint = -1
+            if not done and p_lead < 0:
+                key1 = p1 | (p_leader << 40) | ((1 if cfm else 0) << 41)
+                slot = _slot(p0, key1)
+                if tt[slot, 0] == p0 and tt[slot, 1] == key1:
+                    lo = tt[slot, 2]
+                    hi = tt[slot, 3]
+                    if lo >= be:
+                        value = lo
+                        done = True
+                    elif hi <= al:
+                        value = hi
+                        done = True
+                    elif lo == hi:
+                        value = lo
+                        done = True
+                    else:
+                        al = max(al, lo)
+                        be = min(be, hi)
+                        hint = tt[slot, 4]
+            if done:
+                d -= 1
+                entering = False
+                if d < 0:
+                    return value
+                continue
+            mover = p_leader if p_lead < 0 else 1 - p_leader
+            # The cards still in hands shrink by one per ply: a row of scratch space per count.
+            row_index = popcount(p0 | p1)
+            row = scratch[row_index]
+            moves = row[:10]
+            n = _ordered_moves(p0, p1, p_leader, p_lead, cfm, moves, row[10:])
+            if hint >= 0:
+                for i in range(1, n):
+                    if moves[i] == hint:
+                        moves[i] = moves[0]
+                        moves[0] = hint
+                        break
+            maximise = (mover == 0) != cfm
+            f_alpha[d] = al
+            f_beta[d] = be
+            f_a[d] = al
+            f_b[d] = be
+            f_best[d] = -INF if maximise else INF
+            f_best_move[d] = -1
+            f_i[d] = 0
+            f_n[d] = n
+            f_row[d] = row_index
+            f_slot[d] = slot
+            f_key1[d] = key1
+            f_mover[d] = mover
+            f_max[d] = maximise
+            next_child = n > 0
         else:
-            v = gain + _search(n0, n1, next_leader, next_lead, b - 1 - gain, b - gain, cfm, tt, nodes, scratch)
-            if a < v < b:
-                v = gain + _search(n0, n1, next_leader, next_lead, a - gain, b - gain, cfm, tt, nodes, scratch)
-        if maximise:
-            if v > best:
-                best = v
-                best_move = c
-            if best > a:
-                a = best
-        else:
-            if v < best:
-                best = v
-                best_move = c
-            if best < b:
-                b = best
-        if a >= b:
-            break
-    if slot >= 0:
-        lo = 0
-        hi = INF
-        if tt[slot, 0] == h0 and tt[slot, 1] == key1:
-            lo = tt[slot, 2]
-            hi = tt[slot, 3]
-        if best <= alpha:
-            hi = min(hi, best)
-        elif best >= beta:
-            lo = max(lo, best)
-        else:
-            lo = best
-            hi = best
-        tt[slot, 0] = h0
-        tt[slot, 1] = key1
-        tt[slot, 2] = lo
-        tt[slot, 3] = hi
-        tt[slot, 4] = best_move
-    return best
+            # A child returned ``value``: re-search it, or take it and move on to the next card.
+            v = f_gain[d] + value
+            a = f_a[d]
+            b = f_b[d]
+            gain = f_gain[d]
+            if f_phase[d] == 1 and a < v < b:  # better than the null window asked: search it again, fully
+                f_phase[d] = 2
+                f_h0[d + 1] = f_n0[d]
+                f_h1[d + 1] = f_n1[d]
+                f_leader[d + 1] = f_next_leader[d]
+                f_lead[d + 1] = f_next_lead[d]
+                f_alpha[d + 1] = a - gain
+                f_beta[d + 1] = b - gain
+                d += 1
+                entering = True
+                continue
+            c = scratch[f_row[d], f_i[d]]
+            if f_max[d]:
+                if v > f_best[d]:
+                    f_best[d] = v
+                    f_best_move[d] = c
+                if f_best[d] > a:
+                    f_a[d] = f_best[d]
+            else:
+                if v < f_best[d]:
+                    f_best[d] = v
+                    f_best_move[d] = c
+                if f_best[d] < b:
+                    f_b[d] = f_best[d]
+            f_i[d] += 1
+            next_child = f_a[d] < f_b[d] and f_i[d] < f_n[d]
+        if next_child:
+            # The next card: the first gets the full window, the others a null window that only asks
+            # "is it better?" (principal variation search), re-searched when it is.
+            i = f_i[d]
+            c = scratch[f_row[d], i]
+            bit = np.int64(1) << c
+            mover = f_mover[d]
+            p0 = f_h0[d]
+            p1 = f_h1[d]
+            n0 = p0 & ~bit if mover == 0 else p0
+            n1 = p1 & ~bit if mover == 1 else p1
+            next_leader, next_lead, gain = _after(c, f_leader[d], f_lead[d], n0 | n1)
+            a = f_a[d]
+            b = f_b[d]
+            f_n0[d] = n0
+            f_n1[d] = n1
+            f_next_leader[d] = next_leader
+            f_next_lead[d] = next_lead
+            f_gain[d] = gain
+            if i == 0:
+                f_phase[d] = 0
+                lo_w = a - gain
+                hi_w = b - gain
+            elif f_max[d]:
+                f_phase[d] = 1
+                lo_w = a - gain
+                hi_w = a + 1 - gain
+            else:
+                f_phase[d] = 1
+                lo_w = b - 1 - gain
+                hi_w = b - gain
+            f_h0[d + 1] = n0
+            f_h1[d + 1] = n1
+            f_leader[d + 1] = next_leader
+            f_lead[d + 1] = next_lead
+            f_alpha[d + 1] = lo_w
+            f_beta[d + 1] = hi_w
+            d += 1
+            entering = True
+            continue
+        # Every card searched (or a cut-off): store the bound, return the value to the parent.
+        best = f_best[d]
+        slot = f_slot[d]
+        if slot >= 0:
+            p0 = f_h0[d]
+            key1 = f_key1[d]
+            lo = 0
+            hi = INF
+            if tt[slot, 0] == p0 and tt[slot, 1] == key1:
+                lo = tt[slot, 2]
+                hi = tt[slot, 3]
+            if best <= f_alpha[d]:
+                hi = min(hi, best)
+            elif best >= f_beta[d]:
+                lo = max(lo, best)
+            else:
+                lo = best
+                hi = best
+            tt[slot, 0] = p0
+            tt[slot, 1] = key1
+            tt[slot, 2] = lo
+            tt[slot, 3] = hi
+            tt[slot, 4] = f_best_move[d]
+        value = best
+        d -= 1
+        entering = False
+        if d < 0:
+            return value
 
 
-@njit(cache=False, nogil=NOGIL)
+@njit(cache=True, nogil=NOGIL)
 def solve_root(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarray,
                values: np.ndarray, nodes: np.ndarray, exact_all: bool = False) -> int:
     """Solve exactly; return the best card for seat 0, which must be to move.
@@ -292,7 +415,7 @@ def solve_root(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarr
     return best_card
 
 
-@njit(cache=False, nogil=NOGIL)
+@njit(cache=True, nogil=NOGIL)
 def solve_value(h0: int, h1: int, leader: int, lead: int, cfm: bool, tt: np.ndarray, nodes: np.ndarray) -> int:
     """Return seat 0's points to come under best play from any position (either seat to move)."""
     return _search(h0, h1, leader, lead, -INF, INF, cfm, tt, nodes, np.empty((41, 20), dtype=np.int64))
