@@ -33,6 +33,8 @@ def _play_one(page: Page) -> bool:
     """Click a playable card if it is this page's turn; return True if it did."""
     cards = page.locator("#my-hand .card.legal")
     if cards.count() == 0:
+        if page.locator("#trick.held").count():  # a taken trick stays up for people to read: skip it, as Esc does
+            page.keyboard.press("Escape")
         return False
     try:
         cards.first.click(timeout=1000)
