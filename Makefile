@@ -20,5 +20,5 @@ test: install
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-nginx.sh
 	$(MAKE) lint
-	$(PYTHON) -m pytest -p no:benchmark -n 2 -m "not alone" --durations=25 --doctest-modules tressette agent server treset tests
+	$(PYTHON) -m pytest -p no:benchmark -n 3 -m "not alone" --durations=25 --doctest-modules tressette agent server treset tests
 	$(PYTHON) -m pytest -p no:benchmark -m alone tests
