@@ -6,7 +6,6 @@ import asyncio
 import json
 import random
 import threading
-import time
 from typing import Any
 
 from agent.levels import LEVELS, choose_card, level_info
@@ -27,9 +26,12 @@ def test_the_ladder_is_weakest_first_with_rising_ratings_and_the_old_names() -> 
 
 
 def test_every_level_plays_legal_cards_through_a_deal_and_a_seed_repeats_it() -> None:
-    """Each level plays whole deals with legal cards (fast levels at their settings, the searched ones capped)."""
+    """Each level plays whole deals with legal cards (fast levels at their settings, the searched ones capped).
+
+    The cap is always given: a search stopped by its time instead (``normal``'s 100 ms for 200 iterations
+    on a loaded machine) would not repeat."""
     for k, name in enumerate(LEVELS):
-        cap = 64 if LEVELS[name].iterations is None or (LEVELS[name].iterations or 0) > 200 else None
+        cap = 64 if LEVELS[name].iterations is None or (LEVELS[name].iterations or 0) > 200 else LEVELS[name].iterations
         deal = Deal.new(Variant.KIFAMENO if k % 2 else Variant.TRESSETTE, k % 2, random.Random(k))
         while not deal.is_over:
             state = state_from_view(view_of(deal, deal.to_move))
@@ -39,14 +41,19 @@ def test_every_level_plays_legal_cards_through_a_deal_and_a_seed_repeats_it() ->
             deal.play(card)
 
 
-def test_the_loosest_level_varies_its_cards_and_the_policy_levels_answer_at_once() -> None:
+def test_the_loosest_level_varies_its_cards_and_the_policy_levels_answer_at_once(monkeypatch: Any) -> None:
     """``beginner`` samples the policy (different seeds, different cards) without searching."""
+    import agent.decide
+
+    def no_search(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a policy level searched")
+
+    monkeypatch.setattr(agent.decide, "decide", no_search)
     deal = Deal.new(Variant.TRESSETTE, 0, random.Random(5))
     state = state_from_view(view_of(deal, 0))
-    t0 = time.perf_counter()
     cards = {choose_card(state, "beginner", seed=s) for s in range(40)}
-    assert (time.perf_counter() - t0) / 40 < 0.05
     assert len(cards) > 2
+    assert all(choose_card(state, name, seed=1) in state.legal_moves() for name in ("novice", "easy"))
 
 
 def test_budgets_shrink_with_the_decisions_in_flight_and_with_waiting() -> None:
