@@ -50,6 +50,8 @@ def test_two_browsers_play_a_whole_deal(browser: Browser, pg_url: str,
     server = start_server(pg_url)
     a = _guest(browser, server.url, DESKTOP)
     b = _guest(browser, server.url, PHONE)
+    # b's arrival re-draws a's lobby: a click that lands while it is redrawn is lost, so wait for it.
+    expect(a.locator("#online")).to_contain_text("2 online")
     a.select_option("#variant", "kifameno")
     a.click("#create")
     expect(a.locator("#app")).to_contain_text("Waiting for an opponent")
