@@ -11,6 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import LiveServer
+from tests.server.client import Client, guest_token
 from tests.web.conftest import DESKTOP, PHONE, SHOTS
 
 pytestmark = pytest.mark.browser
@@ -148,3 +149,23 @@ def test_lobby_updates_keep_the_new_table_choices(browser: Browser, pg_url: str,
     expect(a.locator("[data-join]")).to_have_count(1)  # the lobby changed under a's form
     assert [a.locator(f"#{name}").input_value() for name in ("variant", "opponent", "level")] == \
         ["kifameno", "bot", "strong"]
+
+
+def test_a_lobby_update_between_press_and_release_keeps_the_click(browser: Browser, pg_url: str,
+                                                                   start_server: Callable[..., LiveServer]) -> None:
+    """The lobby redraws on every update; one arriving while 'Open table' is held down waits for the release,
+    so the click opens the table (before, the release landed on a new button and the click was lost)."""
+    server = start_server(pg_url)
+    a = _guest(browser, server.url, DESKTOP)
+    expect(a.locator("#online")).to_contain_text("1 online")
+    box = a.locator("#create").bounding_box()
+    assert box is not None
+    a.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    a.mouse.down()
+    b = Client(server.ws_url, guest_token(server.url)[0])  # someone arrives: the lobby tells everyone
+    b.wait_for(lambda m: m["type"] == "lobby" and m.get("online") == 2)
+    a.wait_for_timeout(300)  # a's copy of the update has arrived too
+    a.mouse.up()
+    expect(a.locator("#app")).to_contain_text("Waiting for an opponent")
+    b.wait_for(lambda m: m["type"] == "lobby" and any(t["status"] == "waiting" for t in m["tables"]))
+    b.close()

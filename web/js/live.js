@@ -29,9 +29,37 @@ export function onRedraw(fn) {
   redraw = fn;
 }
 
-/** Redraw the page from `live`. */
+// A redraw replaces the page's buttons: one between a press on a button (or card, or link) and its release
+// would swallow the click (the release lands on a new button). So a redraw asked for meanwhile waits for the
+// release, and then for the click it makes; at most HOLD_REDRAW_MS, so a release the page never sees holds it no
+// longer. (Presses on selects and fields hold nothing: a select's list may take the release away from the page.)
+const HOLD_REDRAW_MS = 5000;
+const CLICKABLE = "button, a, .card";
+const AFTER_RELEASE_MS = 50;
+let pressedAt = 0;
+let heldTimer = null;
+
+function releaseRedraw() {
+  pressedAt = 0;
+  if (heldTimer === null) return;
+  clearTimeout(heldTimer);
+  heldTimer = setTimeout(() => { heldTimer = null; redraw(); }, AFTER_RELEASE_MS);
+}
+
+if (typeof window !== "undefined") {
+  window.addEventListener("pointerdown", (e) => { pressedAt = e.target?.closest?.(CLICKABLE) ? performance.now() : 0; }, true);
+  for (const name of ["pointerup", "pointercancel", "blur"]) window.addEventListener(name, releaseRedraw, true);
+}
+
+/** Redraw the page from `live` (after the pointer's release, if one is pressed). */
 export function rerender() {
-  redraw();
+  if (heldTimer !== null) return; // one is on its way
+  const left = pressedAt ? HOLD_REDRAW_MS - (performance.now() - pressedAt) : 0;
+  if (left <= 0) {
+    redraw();
+    return;
+  }
+  heldTimer = setTimeout(() => { heldTimer = null; pressedAt = 0; redraw(); }, left);
 }
 
 /** Send a message on the socket (queued while it reconnects). */
