@@ -176,10 +176,6 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
     f_key1 = np.empty(MAX_PLIES, dtype=np.int64)
     f_mover = np.empty(MAX_PLIES, dtype=np.int64)
     f_max = np.empty(MAX_PLIES, dtype=np.bool_)
-    f_n0 = np.empty(MAX_PLIES, dtype=np.int64)  # the child's position, for a re-search
-    f_n1 = np.empty(MAX_PLIES, dtype=np.int64)
-    f_next_leader = np.empty(MAX_PLIES, dtype=np.int64)
-    f_next_lead = np.empty(MAX_PLIES, dtype=np.int64)
     d = 0
     f_h0[0] = h0
     f_h1[0] = h1
@@ -277,11 +273,7 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
             b = f_b[d]
             gain = f_gain[d]
             if f_phase[d] == 1 and a < v < b:  # better than the null window asked: search it again, fully
-                f_phase[d] = 2
-                f_h0[d + 1] = f_n0[d]
-                f_h1[d + 1] = f_n1[d]
-                f_leader[d + 1] = f_next_leader[d]
-                f_lead[d + 1] = f_next_lead[d]
+                f_phase[d] = 2  # (the child's position is still in its frame: a ply never writes its own)
                 f_alpha[d + 1] = a - gain
                 f_beta[d + 1] = b - gain
                 d += 1
@@ -316,10 +308,6 @@ def _search(h0: int, h1: int, leader: int, lead: int, alpha: int, beta: int, cfm
             next_leader, next_lead, gain = _after(c, f_leader[d], f_lead[d], n0 | n1)
             a = f_a[d]
             b = f_b[d]
-            f_n0[d] = n0
-            f_n1[d] = n1
-            f_next_leader[d] = next_leader
-            f_next_lead[d] = next_lead
             f_gain[d] = gain
             if i == 0:
                 f_phase[d] = 0
