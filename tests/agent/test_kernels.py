@@ -77,8 +77,6 @@ def test_playouts_replay_legally_to_the_same_score() -> None:
         assert p0 == deal.final_points()[0]
 
 
-
-
 def test_every_compiled_function_is_cached_on_disk() -> None:
     """Every ``@njit`` function of the agent is cached: a process loads the compiled code instead of
     compiling it again (the solver's recursion once cost every process about 4.5 s before its first endgame)."""

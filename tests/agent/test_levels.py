@@ -31,7 +31,8 @@ def test_every_level_plays_legal_cards_through_a_deal_and_a_seed_repeats_it() ->
     The cap is always given: a search stopped by its time instead (``normal``'s 100 ms for 200 iterations
     on a loaded machine) would not repeat."""
     for k, name in enumerate(LEVELS):
-        cap = 64 if LEVELS[name].iterations is None or (LEVELS[name].iterations or 0) > 200 else LEVELS[name].iterations
+        own = LEVELS[name].iterations
+        cap = own if own is not None and own <= 200 else 64
         deal = Deal.new(Variant.KIFAMENO if k % 2 else Variant.TRESSETTE, k % 2, random.Random(k))
         while not deal.is_over:
             state = state_from_view(view_of(deal, deal.to_move))

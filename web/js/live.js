@@ -46,10 +46,8 @@ function releaseRedraw() {
   heldTimer = setTimeout(() => { heldTimer = null; redraw(); }, AFTER_RELEASE_MS);
 }
 
-if (typeof window !== "undefined") {
-  window.addEventListener("pointerdown", (e) => { pressedAt = e.target?.closest?.(CLICKABLE) ? performance.now() : 0; }, true);
-  for (const name of ["pointerup", "pointercancel", "blur"]) window.addEventListener(name, releaseRedraw, true);
-}
+window.addEventListener("pointerdown", (e) => { pressedAt = e.target?.closest?.(CLICKABLE) ? performance.now() : 0; }, true);
+for (const name of ["pointerup", "pointercancel", "blur"]) window.addEventListener(name, releaseRedraw, true);
 
 /** Redraw the page from `live` (after the pointer's release, if one is pressed). */
 export function rerender() {
