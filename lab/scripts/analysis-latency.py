@@ -13,7 +13,7 @@ each phase, and how many analyses finished meanwhile.
 each taking ``--think-ms`` per card, ``--deals`` deals each (a new table per deal), from the
 moment the agent connects (its workers warm themselves meanwhile). Prints, from the database, the
 wait from each deal's end to its analysis (queued, started, finished), the analyses' own time, and
-the throughput: analyses per minute while the queue was never empty, and per core-hour.
+the throughput: analyses an hour per slot at that time.
 
     python lab/scripts/analysis-latency.py answers --level normal --games 3 --fill 6
     python lab/scripts/analysis-latency.py queue --tables 5 --deals 4 --think-ms 2000
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import socket
 import statistics
@@ -33,6 +34,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psycopg
@@ -113,11 +115,15 @@ def _play_bot(url: str, ws: str, level: str) -> list[float]:
     raise SystemExit("a bot game did not finish")
 
 
-def _summary(name: str, times: list[float]) -> str:
-    ordered = sorted(times)
-    p90 = ordered[int(0.9 * (len(ordered) - 1))]
-    return (f"{name}: {len(times)} answers, median {statistics.median(times) * 1000:.0f} ms, "
-            f"p90 {p90 * 1000:.0f} ms, max {ordered[-1] * 1000:.0f} ms")
+def _spread(name: str, values: list[float], unit: str = "ms") -> str:
+    """``name``: the median, 90th percentile and maximum of ``values`` (seconds), in ``unit`` (ms or s)."""
+    ordered = sorted(values)
+    p90 = ordered[math.ceil(0.9 * len(ordered)) - 1]  # nearest rank: never below the median
+
+    def shown(x: float) -> str:
+        return f"{x * 1000:.0f} ms" if unit == "ms" else f"{x:.1f} s"
+
+    return f"{name}: median {shown(statistics.median(values))}, p90 {shown(p90)}, max {shown(ordered[-1])}"
 
 
 @contextlib.contextmanager
@@ -173,8 +179,8 @@ def answers(args: argparse.Namespace, db: str, logs: Path) -> None:
                 print(f"  after a game: analyses running {health['analysis_running']}, "
                       f"waiting {health['analysis_waiting']}", flush=True)
             elapsed = time.time() - started
-            print(_summary(f"{args.level}, no analyses", quiet))
-            print(_summary(f"{args.level}, {args.analysis} analysis slot(s) busy", busy))
+            print(_spread(f"{args.level}, no analyses: {len(quiet)} answers", quiet))
+            print(_spread(f"{args.level}, {args.analysis} analysis slot(s) busy: {len(busy)} answers", busy))
             print(f"analysis queue meanwhile: {args.fill} games queued, phase took {elapsed:.0f} s")
         finally:
             _stop(agent)
@@ -214,31 +220,28 @@ def _person(url: str, ws: str, args: argparse.Namespace, delay: float, errors: l
         errors.append(repr(exc))
 
 
+def _connect(db: str) -> psycopg.Connection[Any]:
+    """Connect to the SQLAlchemy URL ``db`` with psycopg."""
+    return psycopg.connect(db.replace("postgresql+psycopg://", "postgresql://"))
+
+
 def _analysis_rows(db: str) -> list[tuple[float, float, float, float]]:
     """Each analysed deal's (end → queued, end → started, end → finished, started → finished), seconds."""
-    conninfo = db.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(conninfo) as conn:
+    with _connect(db) as conn:
         rows = conn.execute(
             "SELECT extract(epoch FROM a.requested_at - g.ended_at), extract(epoch FROM a.started_at - g.ended_at),"
             " extract(epoch FROM a.finished_at - g.ended_at), extract(epoch FROM a.finished_at - a.started_at)"
             " FROM analyses a JOIN games g ON g.id = a.game_id WHERE a.status = 'done' ORDER BY g.ended_at"
         ).fetchall()
-    return [tuple(float(x) for x in row) for row in rows]  # type: ignore[misc]
+    return [(float(a), float(b), float(c), float(d)) for a, b, c, d in rows]
 
 
 def _pending(db: str) -> tuple[int, int]:
-    conninfo = db.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(conninfo) as conn:
+    with _connect(db) as conn:
         row = conn.execute("SELECT count(*) FILTER (WHERE status = 'finished'),"
                            " (SELECT count(*) FROM analyses WHERE status = 'done') FROM games").fetchone()
     assert row is not None
     return int(row[0]), int(row[1])
-
-
-def _seconds(name: str, values: list[float]) -> str:
-    ordered = sorted(values)
-    p90 = ordered[int(0.9 * (len(ordered) - 1))]
-    return f"{name}: median {statistics.median(values):.1f} s, p90 {p90:.1f} s, max {ordered[-1]:.1f} s"
 
 
 def queue(args: argparse.Namespace, db: str, logs: Path) -> None:
@@ -275,10 +278,10 @@ def queue(args: argparse.Namespace, db: str, logs: Path) -> None:
     print(f"{args.tables} tables of a person ({args.think_ms} ms a card) against the bot at {args.level}, "
           f"{args.deals} deals each, one agent with {args.analysis} analysis slot(s), {os.cpu_count()} cores: "
           f"{finished} deals in {played:.0f} s, {done} analysed")
-    print(_seconds("deal end -> queued", [r[0] for r in rows]))
-    print(_seconds("deal end -> started", [r[1] for r in rows]))
-    print(_seconds("deal end -> analysis ready (the wait)", [r[2] for r in rows]))
-    print(_seconds("one analysis (started -> finished)", [r[3] for r in rows]))
+    print(_spread("deal end -> queued", [r[0] for r in rows], "s"))
+    print(_spread("deal end -> started", [r[1] for r in rows], "s"))
+    print(_spread("deal end -> analysis ready (the wait)", [r[2] for r in rows], "s"))
+    print(_spread("one analysis (started -> finished)", [r[3] for r in rows], "s"))
     print(f"throughput: {3600 / statistics.mean([r[3] for r in rows]):.0f} analyses per slot-hour "
           f"while the bot played beside them")
 
