@@ -74,7 +74,7 @@ from tressette import (
     IllegalMoveError,
     Variant,
     card_name,
-    parse_card,
+    parse_cards,
     state_from_view,
     view_of,
 )
@@ -179,11 +179,9 @@ def parse_record(record: Mapping[str, Any]) -> Record:
 
 
 def _cards(raw: Any, key: str) -> list[Card]:
-    if not isinstance(raw, list):
-        raise RecordError(f"'{key}' must be a list of card names")
     try:
-        return [parse_card(name) for name in raw]
-    except (CardError, TypeError, AttributeError) as exc:
+        return parse_cards(raw)
+    except CardError as exc:
         raise RecordError(f"'{key}': {exc}") from None
 
 

@@ -95,6 +95,14 @@ def parse_card(name: str) -> Card:
         raise CardError(f"unknown card name {name!r} (expected e.g. 'D AS', 'K KAVAL', 'B 7')") from None
 
 
+def parse_cards(names: object) -> list[Card]:
+    """Return the cards named in the list ``names``, in order; raise :class:`CardError` if ``names``
+    is not a list or any name is not a card (:func:`parse_card`)."""
+    if not isinstance(names, list):
+        raise CardError(f"expected a list of card names, got {type(names).__name__}")
+    return [parse_card(name) for name in names]
+
+
 def beats(card: Card, other: Card) -> bool:
     """Return True if ``card`` takes ``other`` when ``other`` was led."""
     return card // N_RANKS == other // N_RANKS and card % N_RANKS < other % N_RANKS

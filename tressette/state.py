@@ -23,7 +23,7 @@ information when the caller has it:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,7 @@ from tressette.cards import (
     card_name,
     legal_cards,
     parse_card,
+    parse_cards,
     points_of,
     sort_cards,
     trick_winner_offset,
@@ -172,17 +173,15 @@ def _trick_dict(trick: Trick) -> dict[str, Any]:
 
 def _card_list(data: Mapping[str, Any], key: str) -> tuple[Card, ...]:
     value = data[key]
-    if not isinstance(value, list):
+    if not isinstance(value, list):  # worded for the state's readers (the agent's callers)
         raise InvalidStateError(f"'{key}' must be a list of card names, got {type(value).__name__}")
-    cards: list[Card] = []
-    for item in value:
-        try:
-            card = parse_card(item)
-        except CardError as exc:
-            raise InvalidStateError(f"'{key}': {exc}") from None
-        if card in cards:
+    try:
+        cards = parse_cards(value)
+    except CardError as exc:
+        raise InvalidStateError(f"'{key}': {exc}") from None
+    for i, card in enumerate(cards):
+        if card in cards[:i]:
             raise InvalidStateError(f"'{key}' lists {card_name(card)} twice")
-        cards.append(card)
     return tuple(cards)
 
 
@@ -399,8 +398,3 @@ def state_from_view(view: PlayerView, *, with_history: bool = True) -> AgentStat
         history=history,
         hispoints=hispoints,
     )
-
-
-def cards_by_name(names: Sequence[str]) -> list[Card]:
-    """Return the cards named in ``names`` (raises CardError on a bad name)."""
-    return [parse_card(n) for n in names]

@@ -25,7 +25,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from server.store.models import Game, Move, Puzzle, PuzzleScan
-from tressette import Card, CardError, Deal, IllegalMoveError, Variant, card_name, parse_card
+from tressette import Card, CardError, Deal, IllegalMoveError, Variant, card_name, parse_cards
 
 log = logging.getLogger("treset.puzzles")
 
@@ -67,11 +67,9 @@ def estimated_rating(depth: int, legal: int, missed: bool, after_mistake: bool) 
 
 
 def _cards(raw: Any, what: str) -> list[Card]:
-    if not isinstance(raw, list):
-        raise PuzzleError(f"{what} is not a list of cards")
     try:
-        return [parse_card(c) for c in raw]
-    except (CardError, TypeError, AttributeError) as exc:
+        return parse_cards(raw)
+    except CardError as exc:
         raise PuzzleError(f"{what}: {exc}") from None
 
 
