@@ -427,13 +427,21 @@ def solve_reference(deal: Deal, seat: int) -> int:
     return max(results) if maximise else min(results)
 
 
-def best_cards_reference(deal: Deal, seat: int) -> tuple[int, list[Card]]:
-    """Return (best final points, every optimal card) for ``seat`` to move, by plain minimax."""
+def card_values_reference(deal: Deal) -> dict[Card, int]:
+    """Return the mover's final points after each legal card, by plain minimax (small endgames only)."""
+    seat = deal.to_move
     values = {}
     for card in deal.legal_moves():
         child = deal.copy()
         child.play(card)
         values[card] = solve_reference(child, seat)
+    return values
+
+
+def best_cards_reference(deal: Deal, seat: int) -> tuple[int, list[Card]]:
+    """Return (best final points, every optimal card) for ``seat`` to move, by plain minimax."""
+    assert deal.to_move == seat
+    values = card_values_reference(deal)
     pick = min if deal.variant.cfm else max
     best = pick(values.values())
     return best, sorted(c for c, v in values.items() if v == best)

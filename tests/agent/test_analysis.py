@@ -31,7 +31,7 @@ from agent.analysis import (
 )
 from agent.decide import solve
 from agent.levels import level_info
-from agent.search.solver import new_table, solve_reference
+from agent.search.solver import card_values_reference, new_table
 from agent.service import BotService
 from tressette import TOTAL_POINTS, Card, Deal, Variant, card_name, parse_card, state_from_view, view_of
 
@@ -53,17 +53,6 @@ def record_of(deal: Deal, moves: list[Card]) -> dict[str, Any]:
             "first_leader": deal.first_leader, "moves": out, "id": 5}
 
 
-def reference_values(deal: Deal) -> dict[Card, int]:
-    """Return the mover's exact final points after each legal card, by plain minimax on the rules engine."""
-    seat = deal.to_move
-    values = {}
-    for card in deal.legal_moves():
-        child = deal.copy()
-        child.play(card)
-        values[card] = solve_reference(child, seat)
-    return values
-
-
 def wins(variant: Variant, points: int) -> bool:
     """Return whether a player finishing with ``points`` wins."""
     return variant.winner((points, TOTAL_POINTS - points)) == 0
@@ -82,7 +71,7 @@ def thrown_endgame(variant: Variant) -> tuple[Deal, list[Card], Card, dict[Card,
             moves.append(card)
         while not deal.is_over:
             if deal.trick_number >= 15:
-                values = reference_values(deal)
+                values = card_values_reference(deal)
                 winning = [c for c, v in values.items() if wins(variant, v)]
                 losing = [c for c, v in values.items() if not wins(variant, v)]
                 if winning and losing:
@@ -124,7 +113,7 @@ def test_known_values_equal_brute_force_on_small_endgames(variant: Variant) -> N
         state = state_from_view(view_of(deal, deal.to_move))
         got = known_values(state, tt)
         assert got.known
-        assert got.points == {c: float(v) for c, v in reference_values(deal).items()}, f"seed {seed}"
+        assert got.points == {c: float(v) for c, v in card_values_reference(deal).items()}, f"seed {seed}"
 
 
 @pytest.mark.parametrize("variant", list(Variant))
@@ -152,7 +141,7 @@ def test_whole_deal_known_moves_match_the_solver(variant: Variant) -> None:
             signed = move["value"] - best_value
             assert move["loss"] == (signed if variant.cfm else -signed)
             if replay.trick_number >= 16:
-                assert move["value"] == reference_values(replay)[card]
+                assert move["value"] == card_values_reference(replay)[card]
         else:
             assert move["noise"] >= 0 and 0 <= move["win"] <= 1
         assert sum(move["eval"]["points"]) == pytest.approx(TOTAL_POINTS, abs=0.01)

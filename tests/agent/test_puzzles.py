@@ -16,7 +16,7 @@ from agent.analysis import known_values
 from agent.endgame import Endgame, unique_winners
 from agent.puzzle_themes import THEMES
 from agent.puzzles import find_puzzles, make_puzzle, position_key, puzzle_data, solve_puzzle
-from agent.search.solver import new_table, solve_reference
+from agent.search.solver import card_values_reference, new_table, solve_reference
 from tressette import (
     POINTS,
     TOTAL_POINTS,
@@ -54,17 +54,6 @@ def _played_to(seed: int, variant: Variant, trick: int) -> tuple[Deal, list[Card
 
 def _wins(variant: Variant, points: int) -> bool:
     return variant.winner((points, TOTAL_POINTS - points)) == 0
-
-
-def _reference(deal: Deal) -> dict[Card, int]:
-    """Return each legal card's final points for the mover by plain minimax."""
-    seat = deal.to_move
-    out = {}
-    for card in deal.legal_moves():
-        child = deal.copy()
-        child.play(card)
-        out[card] = solve_reference(child, seat)
-    return out
 
 
 def _exact(deal: Deal) -> dict[Card, int]:
@@ -140,14 +129,14 @@ def test_small_endgames_against_minimax(variant: Variant) -> None:
             if len(start.legal_moves()) > 1:
                 pos = Endgame.from_deal(start)
                 values = pos.values(tt)
-                reference = _reference(start)
+                reference = card_values_reference(start)
                 assert values == reference, "the solver's values are the mover's final points"
                 mine = unique_winners(pos, values)
                 assert (None if mine is None else set(mine)) == _unique(start, reference)
                 if mine is not None:
                     sol = solve_puzzle(pos, tt)
                     assert sol is not None
-                    _check(start, puzzle_data(pos, sol), _reference)
+                    _check(start, puzzle_data(pos, sol), card_values_reference)
                     found += 1
             start.play(card)
     assert found >= 15
