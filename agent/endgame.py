@@ -98,20 +98,22 @@ class Endgame:
         """Return True if a player's final points ``final`` win it the deal."""
         return self.variant.winner((final, TOTAL_POINTS - final)) == 0
 
-    def values(self, tt: np.ndarray) -> Values:
-        """Return every legal card's exact final points for the player to move (``tt``: the solver's table)."""
+    def _solve(self, tt: np.ndarray, exact_all: bool) -> tuple[Card, np.ndarray]:
+        """Run the solver with the mover in its seat 0: its card, and each card's points still to come."""
         seat = self.to_move
         out = np.zeros(N_CARDS, dtype=np.int64)
-        solve_root(self.hands[seat], self.hands[1 - seat], 0 if self.lead < 0 else 1, self.lead,
-                   self.variant.cfm, tt, out, np.zeros(1, dtype=np.int64), True)
-        return {c: self.points[seat] + int(out[c]) for c in self.legal()}
+        best = solve_root(self.hands[seat], self.hands[1 - seat], 0 if self.lead < 0 else 1, self.lead,
+                          self.variant.cfm, tt, out, np.zeros(1, dtype=np.int64), exact_all)
+        return int(best), out
+
+    def values(self, tt: np.ndarray) -> Values:
+        """Return every legal card's exact final points for the player to move (``tt``: the solver's table)."""
+        _, out = self._solve(tt, True)
+        return {c: self.points[self.to_move] + int(out[c]) for c in self.legal()}
 
     def best(self, tt: np.ndarray) -> Card:
         """Return the solver's card for the player to move (most points for it; fewest in Kifameno)."""
-        seat = self.to_move
-        out = np.zeros(N_CARDS, dtype=np.int64)
-        return int(solve_root(self.hands[seat], self.hands[1 - seat], 0 if self.lead < 0 else 1, self.lead,
-                              self.variant.cfm, tt, out, np.zeros(1, dtype=np.int64), False))
+        return self._solve(tt, False)[0]
 
     def winners(self, values: Values) -> list[Card]:
         """Return the cards whose ``values`` win for the player to move, sorted."""
