@@ -68,8 +68,10 @@ class Lobby:
                                 bot_ratings=self.pool.ratings))
 
     def for_newcomer(self) -> str:
-        """Return the lobby (encoded) for a socket that just connected."""
-        return self.text if self.text and not self.rooms.lobby_dirty else json.dumps(self.message())
+        """Return the lobby (encoded) for a socket that just connected: the last one sent while nothing changed
+        since (a newcomer changes the count of people online: it is counted in its own)."""
+        fresh = self.text and not self.rooms.lobby_dirty and not self.seats.online_dirty
+        return self.text if fresh else json.dumps(self.message())
 
     def due(self) -> bool:
         """Return True if the lobby should go out now (changed, and not sent too lately)."""

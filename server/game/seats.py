@@ -31,6 +31,7 @@ class Seats:
         self.conns.add(conn)
         if conn.role != "bot":
             self.online[conn.user_id] += 1
+            self.online_dirty = True
 
     def went(self, conn: Connection) -> None:
         """Count a socket gone."""

@@ -64,7 +64,6 @@ class Sessions:
         for table_id, _, _ in remote:  # their owners seat it again there, if no live socket holds the seat
             assert portal is not None
             portal.reclaim(conn, table_id)
-        self.seats.online_dirty = True
 
     async def disconnect(self, conn: Connection) -> None:
         """Forget ``conn``: its seats start their reconnect grace, its bot turns move on."""

@@ -114,6 +114,10 @@ def test_lobby_counts_people_and_bot_levels(pg_url: str, start_server: Callable[
     b.close()
     a_again.close()
     a.wait_for(lambda m: m["type"] == "lobby" and m["online"] == 1)
+    # A newcomer's first lobby counts it too, though the last one sent (to a) said 1.
+    c = Client(server.ws_url, guest_token(server.url)[0])
+    assert c.wait_for(lambda m: m["type"] == "lobby")["online"] == 2
+    c.close()
     a.close()
 
 
