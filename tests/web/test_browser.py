@@ -92,6 +92,14 @@ def test_illegal_click_reload_and_language(browser: Browser, pg_url: str,
     b.wait_for_selector("[data-join]")
     b.click("[data-join]")
     expect(a.locator("#my-hand .card")).to_have_count(10)
+    # A double tap plays the card once: the second tap finds the hand waiting for the server, not a second move.
+    leader = a if a.locator("#my-hand .card.legal").count() else b
+    card = leader.locator("#my-hand .card.legal").first.get_attribute("data-card")
+    leader.locator(f'#my-hand .card[data-card="{card}"]').dblclick()
+    for page in (a, b):
+        expect(page.locator("#trick .card")).to_have_count(1)
+    leader.wait_for_timeout(500)  # a second play would be refused just after the first one's broadcast
+    assert leader.locator("#toast").is_hidden(), leader.locator("#toast").inner_text()
     refused = False
     for _ in range(200):
         for page in (a, b):

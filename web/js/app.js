@@ -11,7 +11,7 @@ import { puzzleView } from "./puzzles.js";
 import { replayView } from "./replay.js";
 import { onSeekEnded, onSeeking, tickSeek } from "./seek.js";
 import { leaderboardView, profileView } from "./stats.js";
-import { forgetTable, receiveTable, skipHold, tableView, tickTable } from "./table.js";
+import { forgetSent, forgetTable, receiveTable, skipHold, tableView, tickTable } from "./table.js";
 import { Socket } from "./ws.js";
 
 const app = document.getElementById("app");
@@ -22,6 +22,7 @@ function connect() {
   live.socket = new Socket(token, {
     welcome: (m) => {
       live.seats = m.seats ?? [];
+      forgetSent(); // a card sent on the old socket is answered by the table the server sends again
       // A seek ends with its socket: after a reconnect the page seeks again (at the back of the queue).
       if (live.seek) send({ type: "seek", variant: live.seek.variant, target: live.seek.target });
       // A page opened at a table takes its seat there (another tab may hold it); reconnects get it back by themselves.
@@ -38,7 +39,11 @@ function connect() {
     },
     table: (m) => receiveTable(m, shown),
     chat: (m) => { (live.chat[m.table_id] ??= []).push(m); rerender(); },
-    error: (m) => toast(errorText(m), 4000),
+    error: (m) => {
+      toast(errorText(m), 4000);
+      forgetSent(); // a refused card: the hand takes a card again
+      rerender();
+    },
     seat_moved: (m) => { live.moved.add(m.table_id); announce(t("seatMoved")); rerender(); },
     left: (m) => { live.seats = live.seats.filter((s) => s.table_id !== m.table_id); rerender(); },
     seeking: onSeeking,

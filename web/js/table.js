@@ -19,6 +19,10 @@ const TRICKS = 20;
 
 const queues = new Map(); // table id -> { items: [table messages], hold: null | { trick, n, collecting, timer } }
 const taken = new Map(); // table id -> { winner, gain, n }: the last trick taken, for the line under the trick
+// table id -> the position a card of ours was sent from. Until the server answers it (the table moves on, or an
+// error), the hand takes no other card: a double tap, or a second card tapped while the first is on its way, would
+// only earn a "not your turn".
+const sent = new Map();
 
 const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
 
@@ -147,6 +151,17 @@ function heldView(v, hold) {
   };
 }
 
+/** Return where a table's deal stands (deal, tricks, cards on the table): it changes with every card played. */
+function position(table) {
+  const v = table.view;
+  return `${table.deal_number ?? 0}:${v?.history.length ?? 0}:${v?.table.length ?? 0}`;
+}
+
+/** Forget every card sent and not yet answered: the server refused one (an error), or the socket was new. */
+export function forgetSent() {
+  sent.clear();
+}
+
 function nameOf(table, seat) {
   return table.players[seat]?.username ?? "—";
 }
@@ -231,9 +246,16 @@ export function tableView(id) {
   const opp = 1 - me;
   const legal = new Set(v.legal);
   const myTurn = table.status === "playing" && v.to_move === table.you;
-  const play = (card) => send({ type: "play", table_id: table.id, card });
+  const at = position(table);
+  const waiting = sent.get(id) === at;
+  const play = (card) => {
+    if (sent.get(id) === at) return;
+    sent.set(id, at);
+    send({ type: "play", table_id: table.id, card });
+    rerender();
+  };
   const refused = (card) => {
-    if (holding(id)) return; // the click only ends the pause (see app.js)
+    if (holding(id) || waiting) return; // the click only ends the pause (see app.js); or our card is on its way
     if (myTurn) play(card); // a card that does not follow suit: the server says why, in our language
     else if (table.status === "playing") toast(t("waitFor", { name: nameOf(table, v.to_move) }));
   };
@@ -243,7 +265,7 @@ export function tableView(id) {
   const myCards = spectator
     ? [...v.known[me].map((c) => cardEl(c, { small: true })),
       ...Array.from({ length: Math.max(0, v.hand_counts[me] - v.known[me].length) }, () => cardEl(null, { small: true }))]
-    : v.hand.map((c) => cardEl(c, { playable: myTurn && legal.has(c), dim: myTurn && !legal.has(c), onPlay: play, onRefused: refused }));
+    : v.hand.map((c) => cardEl(c, { playable: myTurn && !waiting && legal.has(c), dim: myTurn && !legal.has(c), onPlay: play, onRefused: refused }));
   const handLabel = (seat) => (!spectator && seat === me ? t("yourHand") : t("handOf", { name: nameOf(table, seat) }));
   const last = v0.history[v0.history.length - 1];
   const took = taken.get(id);
