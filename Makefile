@@ -19,6 +19,4 @@ lint:
 test: install
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-nginx.sh
-	$(MAKE) lint
-	$(PYTHON) -m pytest -p no:benchmark -n 3 -m "not alone" --durations=25 --doctest-modules tressette agent server treset tests
-	$(PYTHON) -m pytest -p no:benchmark -m alone tests
+	PYTHON=$(PYTHON) bash scripts/test.sh   # lint, then pytest: the steps and why in the script

@@ -8,7 +8,8 @@
 - ``pg_admin`` (session fixture): the admin conninfo (libpq string) of that PostgreSQL.
 - ``sqlite_url``: a fresh SQLite file (the embedded default).
 - ``start_server(db_url, port=None, **env)``: start ``treset serve`` (``python -m server.cli``) as a
-  real subprocess on a free port, migrated, with extra environment (e.g.
+  real process of its own on a free port (forked from a process that imported the server once:
+  ``tests/forkserver.py``), migrated, with extra environment (e.g.
   ``TRESET_MOVE_TIMEOUT_S="1.5"``); returns a :class:`LiveServer` (``.url``, ``.ws_url``,
   ``.kill()`` for SIGKILL, ``.stop()``, ``.log()``); every server is stopped after the test.
 - ``launch_server(db_url, tmp, port=None, **env)`` and ``free_port()``: the same, as plain functions.
@@ -24,7 +25,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -35,6 +35,8 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
+
+from tests.forkserver import ForkedProcess, fork_server
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -188,9 +190,9 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
 
 @dataclass
 class LiveServer:
-    """A ``treset serve`` subprocess."""
+    """A ``treset serve`` process (forked by :mod:`tests.forkserver`)."""
 
-    proc: subprocess.Popen[bytes]
+    proc: ForkedProcess
     port: int
     db_url: str
     log_path: Path
@@ -233,9 +235,7 @@ def launch_server(db_url: str, tmp: Path, port: int | None = None, **env: str) -
     port = port or free_port()
     log_path = tmp / f"server-{port}-{time.time_ns()}.log"
     full_env = {**os.environ, "DATABASE_URL": db_url, "PYTHONUNBUFFERED": "1", **TEST_LIMITS, **env}
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "server.cli", "--port", str(port)], cwd=ROOT,
-                                env=full_env, stdout=log, stderr=subprocess.STDOUT)
+    proc = fork_server(["--port", str(port)], full_env, log_path)
     server = LiveServer(proc, port, db_url, log_path)
     deadline = time.time() + 60
     while time.time() < deadline:

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.agent.test_solver import THESIS
 
 
@@ -71,7 +69,6 @@ def test_a_bad_policy_file_exits_2_with_one_line(tmp_path: Path) -> None:
             assert words in lines[-1] and "Traceback" not in out.stderr
 
 
-@pytest.mark.alone  # a benchmark: its figures mean something only on a quiet machine
 def test_bench_json_prints_every_figure() -> None:
     """``bench --json`` is one object with the issue's keys, each a positive measurement."""
     run = _agent("bench", "--json", "--seconds", "0.2", "--positions", "2", "--time-ms", "40", "--endgames", "4")
