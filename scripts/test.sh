@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make test` after the install: every check, arranged so the two cores stay busy.
 #
-# 1. Lint (ruff, mypy: one core) while the agent's numba kernels compile once into their cache (the other
-#    core); every test process after loads them from there instead of compiling them again (~20 s each).
+# 1. Lint (ruff, mypy: one core) while the agent's numba kernels compile once into their cache (the play's
+#    and the analysis's, one process each); every test process after loads them from there instead of
+#    compiling them again (~20 s of a core each).
 # 2. The suite on three workers, and beside it the few tests marked `alone` (process pauses against 1 s
 #    leases): these run at the normal priority and the workers below it (nice), so the machine's load
 #    cannot make a healthy process miss its lease. Their report is printed after the workers'.
@@ -13,10 +14,12 @@ PYTEST=("$PYTHON" -m pytest -p no:benchmark --durations=25)
 
 { "$PYTHON" -m ruff check . && "$PYTHON" -m mypy; } &
 lint=$!
-"$PYTHON" -c "from agent.decide import warmup; from agent.service import warm_analysis; warmup(); warm_analysis()"
-warm=$?
+"$PYTHON" -c "from agent.decide import warmup; warmup()" &
+play=$!
+"$PYTHON" -c "from agent.service import warm_analysis; warm_analysis()"
+analysis=$?
+wait "$play" && [[ $analysis -eq 0 ]] || { echo "the agent's kernels did not compile" >&2; exit 1; }
 wait "$lint" || exit 1
-[[ $warm -eq 0 ]] || { echo "the agent's kernels did not compile" >&2; exit 1; }
 
 alone_log=$(mktemp)
 trap 'rm -f "$alone_log"' EXIT

@@ -226,6 +226,15 @@ class LiveServer:
         return self.log_path.read_text(errors="replace")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the tests marked ``slow`` first (in their order), so the workers start them early.
+
+    The workers take tests in this order as they become free: a long test taken last would leave the other
+    workers idle at the end while it runs.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 TEST_LIMITS = {"TRESET_GUESTS_PER_ADDRESS": "100000", "TRESET_AUTH_PER_ADDRESS": "100000"}
 """Every test client comes from 127.0.0.1: per-address limits are lifted unless a test sets them."""
 

@@ -96,6 +96,7 @@ def test_without_time_for_the_odds_decide_keeps_the_solvers_card() -> None:
     assert lost_odds(state, 1.0, time_ms=10_000) == lost_odds(state, 1.0, time_ms=10_000)
 
 
+@pytest.mark.slow
 def test_the_best_odds_card_wins_more_often_against_a_random_player() -> None:
     """Played out against a random player, lost endgames are won more often with decide's card."""
     rng = random.Random(3)

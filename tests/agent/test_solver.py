@@ -33,6 +33,7 @@ def test_worked_check_of_the_rules() -> None:
     assert decision.method == "solver" and card_name(decision.card) == "B 7" and decision.value == 27
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(Variant))
 @pytest.mark.parametrize("follow", [False, True])
 def test_solver_equals_brute_force_minimax(variant: Variant, follow: bool) -> None:

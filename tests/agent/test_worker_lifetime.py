@@ -58,6 +58,7 @@ def test_analysis_workers_end_when_the_bot_is_killed() -> None:
     assert not any(_alive(pid) for pid in workers), "an analysis worker outlived the killed bot"
 
 
+@pytest.mark.slow
 def test_every_analysis_worker_is_warm_before_its_first_job() -> None:
     """Each worker compiles (or loads) the analysis kernels as it starts, not only the one a warm-up job reached."""
     from agent.service import analysis_pool, worker_state

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 import httpx
+import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
@@ -16,12 +17,13 @@ from tests.conftest import LiveServer
 from tests.server.client import Client, guest_token, is_table, my_turn, open_pair, play_until_over
 
 
+@pytest.mark.slow
 def test_agent_analyses_a_game_while_it_plays(pg_url: str, start_server: Callable[..., LiveServer],
-                                              start_agent: Callable[[LiveServer], subprocess.Popen[bytes]],  # noqa: F811
+                                              start_agent: Callable[..., subprocess.Popen[bytes]],  # noqa: F811
                                               ) -> None:
     """Two guests' deal is analysed by the agent (stored per move) while it answers a person's bot game."""
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
-    start_agent(server)
+    start_agent(server, analysis=1)
     assert httpx.get(f"{server.url}/healthz").json()["analysis_bots"] == 1
     a, b, table_id = open_pair(server.url, server.ws_url)
     play_until_over(a, b, table_id)

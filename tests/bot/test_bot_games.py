@@ -24,14 +24,19 @@ BOT_TOKEN = "test-bot-token-1234567890"
 
 @pytest.fixture
 def start_agent(tmp_path: Path) -> Iterator[Callable[[LiveServer], subprocess.Popen[bytes]]]:
-    """Return a function starting ``treset-agent serve`` against a server; all are stopped after."""
+    """Return a function starting ``treset-agent serve`` against a server; all are stopped after.
+
+    The bot analyses no deal unless ``analysis`` gives it slots: an analysis takes about 8 s of a core, which a
+    test that only plays would spend for nothing (and wait for when it stops the bot).
+    """
     procs: list[subprocess.Popen[bytes]] = []
 
-    def start(server: LiveServer) -> subprocess.Popen[bytes]:
+    def start(server: LiveServer, analysis: int = 0) -> subprocess.Popen[bytes]:
         with open(tmp_path / f"agent-{len(procs)}.log", "wb") as log:
             # The token travels in the environment, never on the command line (the process list shows that).
             proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url,
-                                     "--capacity", "2", "--log-level", "DEBUG"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                     "--capacity", "2", "--analysis", str(analysis), "--log-level", "DEBUG"],
+                                    cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                     env={**os.environ, "PYTHONUNBUFFERED": "1", "TRESET_BOT_TOKEN": BOT_TOKEN})
         procs.append(proc)
         deadline = time.time() + 90

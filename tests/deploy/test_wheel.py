@@ -93,6 +93,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     return Installed(venv, cwd, env)
 
 
+@pytest.mark.slow
 def test_the_modules_come_from_the_virtualenv(installed: Installed) -> None:
     """Each package, and the web client the server will serve, lies inside the virtualenv."""
     code = ("import json, " + ", ".join(PACKAGES) + "; from server.settings import get_settings; "

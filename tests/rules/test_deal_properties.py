@@ -54,6 +54,7 @@ def _check_view_and_state(deal: Deal, seat: int, drawn_by: dict[int, int]) -> No
     assert state.legal_moves() == deal.legal_moves()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(Variant))
 def test_random_deals_keep_every_rule(variant: Variant) -> None:
     """Deal, play and score thousands of seeded deals, checking every rule on the way."""

@@ -52,9 +52,14 @@ def contexts(browser: Browser) -> Iterator[Callable[..., Page]]:
 
 @contextlib.contextmanager
 def real_bot(server: LiveServer, tmp: Path, token: str) -> Iterator[None]:
-    """Run one real bot (``treset-agent serve``, 4 tables at once) for ``server`` while the block runs."""
+    """Run one real bot (``treset-agent serve``, 4 tables at once) for ``server`` while the block runs.
+
+    It analyses no deal (``--analysis 0``): the pages that show analyses have tests of their own, and an
+    analysis would take a core for seconds after each deal and delay the bot's exit.
+    """
     with open(tmp / "agent.log", "wb") as log:
-        agent = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url, "--capacity", "4"],
+        agent = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url, "--capacity", "4",
+                                  "--analysis", "0"],
                                  cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                  env={**os.environ, "TRESET_BOT_TOKEN": token})
     try:

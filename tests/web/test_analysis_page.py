@@ -89,6 +89,7 @@ def _consistent(page: Page, moves: list[dict[str, Any]]) -> None:
         assert all(re.search(r"(\d*[⅓⅔]?|\d+\.\d\d)$", v) for v in values), values
 
 
+@pytest.mark.slow
 def test_replay_shows_the_analysis(browser: Browser, pg_url: str,
                                    start_server: Callable[..., LiveServer], contexts: Callable[..., Page]) -> None:
     """Queued without a bot (polling), then every played card marked, the best card beside it, graph, accuracy."""

@@ -44,6 +44,7 @@ def _play_one(page: Page) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_two_browsers_play_a_whole_deal(browser: Browser, pg_url: str,
                                         start_server: Callable[..., LiveServer]) -> None:
     """Two guests in two contexts play each other by clicking only legal cards, to the summary."""
@@ -128,6 +129,7 @@ def test_illegal_click_reload_and_language(browser: Browser, pg_url: str,
     assert b.locator("#chat b b").count() == 0
 
 
+@pytest.mark.slow
 def test_guest_plays_the_bot(browser: Browser, pg_url: str, start_server: Callable[..., LiveServer],
                              start_agent: Callable[[LiveServer], subprocess.Popen[bytes]]) -> None:  # noqa: F811
     """A guest opens a bot table and plays a whole deal by clicking legal cards."""

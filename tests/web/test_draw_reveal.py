@@ -130,6 +130,7 @@ def _check_layout(v: Viewer) -> None:
     assert hit is False, f"{v.name}: the reveal takes clicks"
 
 
+@pytest.mark.slow
 def test_draws_are_revealed_as_cards(browser: Browser, pg_url: str,
                                      start_server: Callable[..., LiveServer]) -> None:
     """After each trick both players and a spectator see exactly the two drawn cards, the winner's first."""

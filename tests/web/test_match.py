@@ -61,6 +61,7 @@ def _open_match(page: Page, target: int, variant: str = "tressette") -> None:
     expect(page.locator("#my-hand .card")).to_have_count(10, timeout=WAIT_MS)
 
 
+@pytest.mark.slow
 def test_a_match_to_11_against_the_bot_is_stored_as_linked_deals(browser: Browser, site: tuple[LiveServer, str]) -> None:
     server, db_url = site
     page = _guest(browser, server.url, DESKTOP)

@@ -113,6 +113,7 @@ def _solve_and_fail(page: Page, server: LiveServer, found: dict[int, dict[str, A
     _both_languages(page, f"failed-{device}", width)
 
 
+@pytest.mark.slow
 def test_solve_and_fail_on_desktop_with_the_game_link(pg_url: str, start_server: Callable[..., LiveServer],
                                                       contexts: Callable[..., Page]) -> None:
     """Alba played the games: she solves one (the first card by key), fails one, and may open the game."""
@@ -146,6 +147,7 @@ def test_solve_and_fail_on_desktop_with_the_game_link(pg_url: str, start_server:
     _shot(page, "puzzle-admin-desktop-en", DESKTOP["width"])
 
 
+@pytest.mark.slow
 def test_a_guest_solves_and_fails_on_a_phone_in_slovenian(pg_url: str, start_server: Callable[..., LiveServer],
                                                           contexts: Callable[..., Page]) -> None:
     """A guest on a 390 px phone, in Slovenian: no game link (not their game), nothing sticks out sideways."""

@@ -135,6 +135,7 @@ def _thirds(text: str) -> int:
     return 3 * int(m[1] or 0) + {"": 0, "⅓": 1, "⅔": 2}[m[2]]
 
 
+@pytest.mark.slow
 def test_a_deal_summary_and_every_screen_without_stray_text(browser: Browser, site: LiveServer) -> None:
     """The summary's piles add up to their tricks; no stray text anywhere; no warning after signing out."""
     page = _guest(browser, site.url, DESKTOP)

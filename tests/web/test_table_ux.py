@@ -111,6 +111,7 @@ def _play_to_summary(page: Page, seconds: float = 150) -> None:
     expect(page.locator("#summary")).to_be_visible()
 
 
+@pytest.mark.slow
 def test_a_deal_against_the_bot_reads_like_a_game(browser: Browser, site: LiveServer) -> None:
     """The lobby, the rules, a trick held until taken, the game named and the summary in whole points."""
     page = _guest(browser, site.url, DESKTOP)
