@@ -10,6 +10,10 @@ import pytest
 from agent.decide import warmup
 from tressette import AgentState, Deal, Variant, state_from_view, view_of
 
+NO_TIME_LIMIT_MS = 3_600_000
+"""A time limit no capped search in the tests reaches: a search stopped by its clock instead of its cap (a
+loaded machine) would not repeat, nor count the iterations asked."""
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _compiled() -> None:

@@ -6,7 +6,7 @@ import random
 
 from agent.decide import SearchConfig, decide
 from lab.arena import run_match
-from tests.agent.conftest import position
+from tests.agent.conftest import NO_TIME_LIMIT_MS, position
 from tressette import Deal, Variant, state_from_view, view_of
 
 FULL = SearchConfig(stop_early=False)
@@ -20,7 +20,7 @@ def test_every_card_chosen_is_legal_in_real_games() -> None:
         methods = set()
         while not deal.is_over:
             state = state_from_view(view_of(deal, deal.to_move))
-            d = decide(state, iterations=300, seed=seed)
+            d = decide(state, iterations=300, time_ms=NO_TIME_LIMIT_MS, seed=seed)
             assert d.card in state.legal_moves()
             methods.add(d.method)
             deal.play(d.card)  # raises IllegalMoveError if not
@@ -30,12 +30,12 @@ def test_every_card_chosen_is_legal_in_real_games() -> None:
 def test_seeded_runs_are_reproducible() -> None:
     """The same seed and iteration cap give the same card and the same statistics."""
     _, state = position(3, Variant.KIFAMENO, 2, follow=True)
-    a = decide(state, iterations=4000, seed=11)
-    b = decide(state, iterations=4000, seed=11)
+    a = decide(state, iterations=4000, time_ms=NO_TIME_LIMIT_MS, seed=11)
+    b = decide(state, iterations=4000, time_ms=NO_TIME_LIMIT_MS, seed=11)
     assert (a.card, a.stats, a.iterations) == (b.card, b.stats, b.iterations)
     assert a.iterations <= 4000
-    assert decide(state, iterations=4000, seed=11, config=FULL).iterations == 4000
-    parallel = decide(state, iterations=4000, seed=11, jobs=2, config=FULL)
+    assert decide(state, iterations=4000, time_ms=NO_TIME_LIMIT_MS, seed=11, config=FULL).iterations == 4000
+    parallel = decide(state, iterations=4000, time_ms=NO_TIME_LIMIT_MS, seed=11, jobs=2, config=FULL)
     assert parallel.iterations == 4000 and parallel.card in state.legal_moves()
 
 

@@ -13,7 +13,7 @@ from agent.decide import SearchConfig, decide, led_first, match_rewards
 from agent.match_equity import EquityTable, equity_table, load_split
 from agent.search.mcts import Tree, search
 from agent.search.worlds import make_root
-from tests.agent.conftest import position
+from tests.agent.conftest import NO_TIME_LIMIT_MS, position
 from tressette import TOTAL_POINTS, MatchScore, Variant
 from tressette.match import MATCH_TARGETS, Match, deal_score, match_winner
 
@@ -110,10 +110,10 @@ def test_outside_a_match_the_search_is_the_deal_search() -> None:
     assert match_rewards(state, SearchConfig()) is None
     in_match = replace(state, match=MatchScore(21, 3, 9))
     assert match_rewards(in_match, SearchConfig(play_match=False)) is None
-    plain = decide(state, iterations=2000, seed=3)
-    ignored = decide(in_match, iterations=2000, seed=3, config=SearchConfig(play_match=False))
+    plain = decide(state, iterations=2000, time_ms=NO_TIME_LIMIT_MS, seed=3)
+    ignored = decide(in_match, iterations=2000, time_ms=NO_TIME_LIMIT_MS, seed=3, config=SearchConfig(play_match=False))
     assert (plain.card, plain.stats) == (ignored.card, ignored.stats)
-    played = decide(in_match, iterations=2000, seed=3)
+    played = decide(in_match, iterations=2000, time_ms=NO_TIME_LIMIT_MS, seed=3)
     assert played.card in state.legal_moves() and played.stats != plain.stats
 
 

@@ -13,7 +13,7 @@ from agent.opponent.past import past_plays
 from agent.opponent.policy import N_WEIGHTS, load_policy, log_prob
 from agent.opponent.posterior import draw_candidates, particle_pool
 from agent.search.worlds import make_root, sample_from_pool
-from tests.agent.conftest import position
+from tests.agent.conftest import NO_TIME_LIMIT_MS, position
 from tressette import Deal, InvalidStateError, Variant, mask_of, parse_state, state_from_view, view_of
 
 
@@ -168,8 +168,8 @@ def test_a_search_on_a_weighted_pool_plays_legal_reproducible_cards() -> None:
     for seed in range(6):
         # Leading and following, early and late while the stock lasts.
         _, state = position(seed, (Variant.TRESSETTE, Variant.KIFAMENO)[seed % 2], 1 + seed, follow=seed < 3)
-        first = decide(state, iterations=1500, seed=seed, config=config)
-        again = decide(state, iterations=1500, seed=seed, config=config)
+        first = decide(state, iterations=1500, time_ms=NO_TIME_LIMIT_MS, seed=seed, config=config)
+        again = decide(state, iterations=1500, time_ms=NO_TIME_LIMIT_MS, seed=seed, config=config)
         assert first.card in state.legal_moves()
         assert (first.card, first.stats) == (again.card, again.stats)
 
