@@ -19,4 +19,4 @@ lint:
 test: install
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-nginx.sh
-	PYTHON=$(PYTHON) bash scripts/test.sh   # lint, then pytest: the steps and why in the script
+	PYTHON=$(PYTHON) bash scripts/test.sh   # pytest and lint: the steps and why in the script

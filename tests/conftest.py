@@ -28,6 +28,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -227,14 +228,14 @@ class LiveServer:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Put the modules holding a test marked ``slow`` first, each module's tests kept together and in order.
+    """Put the modules with the most tests marked ``slow`` first, each module's tests kept together in order.
 
     ``make test`` hands whole modules to its workers (``--dist loadfile``: a module's browser or virtualenv
     is made once), in this order, as they become free: a long module taken last would leave the other workers
     idle at the end while it runs.
     """
-    slow = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow)
+    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[item.path])
 
 
 TEST_LIMITS = {"TRESET_GUESTS_PER_ADDRESS": "100000", "TRESET_AUTH_PER_ADDRESS": "100000"}

@@ -14,7 +14,7 @@ from tests.conftest import LiveServer
 from tests.server.client import Client, guest_token
 from tests.web.conftest import DESKTOP, PHONE, SHOTS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # 40 s or more in all
 
 
 def _guest(browser: Browser, url: str, viewport: dict[str, int]) -> Page:
@@ -44,7 +44,6 @@ def _play_one(page: Page) -> bool:
     return True
 
 
-@pytest.mark.slow
 def test_two_browsers_play_a_whole_deal(browser: Browser, pg_url: str,
                                         start_server: Callable[..., LiveServer]) -> None:
     """Two guests in two contexts play each other by clicking only legal cards, to the summary."""
@@ -129,7 +128,6 @@ def test_illegal_click_reload_and_language(browser: Browser, pg_url: str,
     assert b.locator("#chat b b").count() == 0
 
 
-@pytest.mark.slow
 def test_guest_plays_the_bot(browser: Browser, pg_url: str, start_server: Callable[..., LiveServer],
                              start_agent: Callable[[LiveServer], subprocess.Popen[bytes]]) -> None:  # noqa: F811
     """A guest opens a bot table and plays a whole deal by clicking legal cards."""

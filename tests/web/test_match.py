@@ -31,7 +31,7 @@ from tests.web.conftest import DESKTOP, PHONE, real_bot
 from tests.web.test_table_ux import _guest, _play_to_summary, _shot, _shots_everywhere
 from tressette import Match, Variant, replay
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # 40 s or more in all
 WAIT_MS = 30_000
 ADMIN = ("matchadmin", "admin-pw-32")
 
@@ -61,7 +61,6 @@ def _open_match(page: Page, target: int, variant: str = "tressette") -> None:
     expect(page.locator("#my-hand .card")).to_have_count(10, timeout=WAIT_MS)
 
 
-@pytest.mark.slow
 def test_a_match_to_11_against_the_bot_is_stored_as_linked_deals(browser: Browser, site: tuple[LiveServer, str]) -> None:
     server, db_url = site
     page = _guest(browser, server.url, DESKTOP)

@@ -30,7 +30,7 @@ from tests.server.client import Client, is_table, play_until_over
 from tests.web.conftest import DESKTOP, PHONE, SHOTS
 from tressette import Deal, Variant, card_name, parse_card
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # 40 s or more in all
 PASSWORD = "secret-pw-1"
 ADMIN = ("root", "admin-pw-1")
 

@@ -24,7 +24,7 @@ from tests.conftest import LiveServer, launch_server
 from tests.web.conftest import DESKTOP, PHONE, real_bot
 from tests.web.test_table_ux import _guest, _page, _play_to_summary, _quick_bot, _shot, _shots_everywhere
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # 40 s or more in all
 WAIT_MS = 30_000
 GRACE_S = 3
 ADMIN = ("finadmin", "admin-pw-30")
@@ -135,7 +135,6 @@ def _thirds(text: str) -> int:
     return 3 * int(m[1] or 0) + {"": 0, "⅓": 1, "⅔": 2}[m[2]]
 
 
-@pytest.mark.slow
 def test_a_deal_summary_and_every_screen_without_stray_text(browser: Browser, site: LiveServer) -> None:
     """The summary's piles add up to their tricks; no stray text anywhere; no warning after signing out."""
     page = _guest(browser, site.url, DESKTOP)

@@ -23,7 +23,7 @@ from tests.bot.test_bot_games import BOT_TOKEN
 from tests.conftest import LiveServer, launch_server
 from tests.web.conftest import DESKTOP, PHONE, SHOTS, real_bot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # 40 s or more in all
 WAIT_MS = 30_000
 HOLD_S = 1.3  # web/js/table.js HOLD_MS: the pause after a trick
 
@@ -111,7 +111,6 @@ def _play_to_summary(page: Page, seconds: float = 150) -> None:
     expect(page.locator("#summary")).to_be_visible()
 
 
-@pytest.mark.slow
 def test_a_deal_against_the_bot_reads_like_a_game(browser: Browser, site: LiveServer) -> None:
     """The lobby, the rules, a trick held until taken, the game named and the summary in whole points."""
     page = _guest(browser, site.url, DESKTOP)
