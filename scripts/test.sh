@@ -1,31 +1,36 @@
 #!/usr/bin/env bash
 # `make test` after the install: every check, arranged so the two cores stay busy.
 #
-# 1. The agent's numba kernels compile once into their cache (the play's and the analysis's, a process
-#    each); every test process after loads them from there instead of compiling them again (~20 s of a
-#    core each).
-# 2. The suite on three workers, a module at a time each (a module's browser or virtualenv is made once;
-#    the modules with the most slow tests first: tests/conftest.py). Beside it, at the normal priority
-#    with the workers below it (nice): the tests marked `alone` (process pauses against 1 s leases, which
-#    the machine's load must not make a healthy process miss), and the lint (ruff, mypy). Their reports
-#    are printed after the workers'.
+# - At once, and to the end: the tests marked `alone` (process pauses against 1 s leases, which the
+#   machine's load must not make a healthy process miss: they keep the normal priority, the workers below
+#   run niced) and the lint (ruff, mypy). Their reports are printed after the workers'.
+# - The agent's numba kernels compile once into their cache (the play's and the analysis's, a process
+#   each); every test process after loads them from there instead of compiling them again (~20 s of a
+#   core each).
+# - Then the suite on three workers, a module at a time each (a module's browser or virtualenv is made
+#   once; the modules with the most slow tests first: tests/conftest.py).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 PYTEST=("$PYTHON" -m pytest -p no:benchmark --durations=25)
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
+"${PYTEST[@]}" -m alone tests >"$logs/alone" 2>&1 &
+alone=$!
+{ "$PYTHON" -m ruff check . && "$PYTHON" -m mypy; } >"$logs/lint" 2>&1 &
+lint=$!
 
 "$PYTHON" -c "from agent.decide import warmup; warmup()" &
 play=$!
 "$PYTHON" -c "from agent.service import warm_analysis; warm_analysis()"
 analysis=$?
-wait "$play" && [[ $analysis -eq 0 ]] || { echo "the agent's kernels did not compile" >&2; exit 1; }
+if ! wait "$play" || [[ $analysis -ne 0 ]]; then
+  echo "the agent's kernels did not compile" >&2
+  kill "$alone" "$lint" 2>/dev/null
+  exit 1
+fi
 
-logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
-{ "$PYTHON" -m ruff check . && "$PYTHON" -m mypy; } >"$logs/lint" 2>&1 &
-lint=$!
-"${PYTEST[@]}" -m alone tests >"$logs/alone" 2>&1 &
-alone=$!
 nice -n 10 "${PYTEST[@]}" -n 3 --dist loadfile -m "not alone" --doctest-modules tressette agent server treset tests
 suite=$?
 wait "$alone"
