@@ -1,0 +1,70 @@
+"""The test servers forked by ``tests/forkserver.py`` behave as ``python -m server.cli`` would."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT, free_port, launch_server
+from tests.forkserver import fork_server
+
+
+def test_a_forked_server_reads_its_own_environment_and_dies_by_its_signal(sqlite_url: str, tmp_path: Path) -> None:
+    """Settings come from the environment given at the fork (JSON logs here), and SIGKILL is reported as -9."""
+    server = launch_server(sqlite_url, tmp_path, TRESET_LOG_FORMAT="json")
+    try:
+        assert server.proc.pid != os.getpid() and server.proc.poll() is None
+        assert httpx.get(f"{server.url}/healthz").json()["status"] == "ok"
+        lines = [line for line in server.log().splitlines() if line.strip()]
+        assert lines and all(json.loads(line)["level"] for line in lines)  # every line a JSON object
+    finally:
+        server.kill()
+    assert server.proc.returncode == -signal.SIGKILL
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(f"{server.url}/healthz", timeout=1)
+
+
+def _wait_up(port: int) -> None:
+    deadline = time.time() + 60
+    while True:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+            return
+        except httpx.HTTPError:
+            assert time.time() < deadline, "the server did not start"
+            time.sleep(0.1)
+
+
+def test_a_forked_server_exits_with_the_commands_code_and_message(tmp_path: Path) -> None:
+    """A refused command line exits 2 with argparse's words in the log; SIGTERM ends it as it ends
+    ``python -m server.cli`` (uvicorn stops, then dies by the signal it caught: -15 for both)."""
+    def env(name: str) -> dict[str, str]:
+        return {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / name}"}
+
+    log = tmp_path / "bad.log"
+    assert fork_server(["--workers", "2"], env("x.sqlite3"), log).wait(30) == 2
+    assert "--workers above 1 needs TRESET_REDIS_URL" in log.read_text()
+
+    forked_port, real_port = free_port(), free_port()
+    forked = fork_server(["--port", str(forked_port)], env("y.sqlite3"), tmp_path / "forked.log")
+    real = subprocess.Popen([sys.executable, "-m", "server.cli", "--port", str(real_port)], cwd=ROOT,
+                            env=env("z.sqlite3"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for port in (forked_port, real_port):
+            _wait_up(port)
+        with pytest.raises(subprocess.TimeoutExpired):
+            forked.wait(0.2)  # still serving: the timeout is honoured
+        forked.terminate()
+        real.terminate()
+        assert forked.wait(15) == real.wait(15) == -signal.SIGTERM
+    finally:
+        forked.kill()
+        real.kill()
