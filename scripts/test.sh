@@ -3,7 +3,8 @@
 #
 # - At once, and to the end: the tests marked `alone` (process pauses against 1 s leases, which the
 #   machine's load must not make a healthy process miss: they keep the normal priority, the workers below
-#   run niced) and the lint (ruff, mypy). Their reports are printed after the workers'.
+#   run niced) and the lint (ruff, mypy; niced, so it takes no core from the warm-up). Their reports are
+#   printed after the workers'.
 # - The agent's numba kernels compile once into their cache (the play's and the analysis's, a process
 #   each); every test process after loads them from there instead of compiling them again (~20 s of a
 #   core each).
@@ -18,7 +19,7 @@ trap 'rm -rf "$logs"' EXIT
 
 "${PYTEST[@]}" -m alone tests >"$logs/alone" 2>&1 &
 alone=$!
-{ "$PYTHON" -m ruff check . && "$PYTHON" -m mypy; } >"$logs/lint" 2>&1 &
+{ nice -n 10 "$PYTHON" -m ruff check . && nice -n 10 "$PYTHON" -m mypy; } >"$logs/lint" 2>&1 &
 lint=$!
 
 "$PYTHON" -c "from agent.decide import warmup; warmup()" &
