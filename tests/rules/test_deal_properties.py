@@ -23,6 +23,20 @@ N_DEALS = 4_000
 """Seeded random deals per variant, every rule checked in each (10,000 before session 17, for the suite's time)."""
 
 
+def _refused(deal: Deal, card: int, seat: int | None, reason: str, words: str) -> None:
+    """Check that ``deal`` refuses ``card`` (from ``seat``) with ``reason`` and ``words`` in the message.
+
+    The same check as ``pytest.raises(IllegalMoveError, match=words)``, which costs several times more: this
+    runs about 300,000 times a variant.
+    """
+    try:
+        deal.play(card) if seat is None else deal.play(card, seat=seat)
+    except IllegalMoveError as refused:
+        assert refused.reason == reason and words in str(refused), (refused.reason, str(refused))
+        return
+    raise AssertionError(f"{card} from seat {seat} was not refused ({reason})")
+
+
 def _check_view_and_state(deal: Deal, seat: int, drawn_by: dict[int, int]) -> None:
     """Check what ``seat`` sees of ``deal`` against the full deal."""
     view = view_of(deal, seat)
@@ -83,17 +97,11 @@ def test_random_deals_keep_every_rule(variant: Variant) -> None:
             illegal = [c for c in hand if c not in legal]
             if illegal:
                 before = (list(deal.hands[mover]), list(deal.table), deal.trick_number)
-                with pytest.raises(IllegalMoveError, match="follow suit") as refused:
-                    deal.play(rng.choice(illegal))
-                assert refused.value.reason == "must_follow"
+                _refused(deal, rng.choice(illegal), None, "must_follow", "follow suit")
                 assert before == (list(deal.hands[mover]), list(deal.table), deal.trick_number)
-            with pytest.raises(IllegalMoveError, match="not your turn") as refused:
-                deal.play(legal[0], seat=1 - mover)
-            assert refused.value.reason == "not_your_turn"
+            _refused(deal, legal[0], 1 - mover, "not_your_turn", "not your turn")
             away = next(c for c in ALL_CARDS if c not in hand)
-            with pytest.raises(IllegalMoveError, match="not in your hand") as refused:
-                deal.play(away, seat=mover)
-            assert refused.value.reason == "not_in_hand"
+            _refused(deal, away, mover, "not_in_hand", "not in your hand")
             trick = deal.play(rng.choice(legal), seat=mover)
             move_number += 1
             if trick is not None:
