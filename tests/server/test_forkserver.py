@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -15,6 +14,7 @@ import pytest
 
 from tests.conftest import ROOT, free_port, launch_server
 from tests.forkserver import fork_server
+from tests.server.faults import wait_health
 
 
 def test_a_forked_server_reads_its_own_environment_and_dies_by_its_signal(sqlite_url: str, tmp_path: Path) -> None:
@@ -30,17 +30,6 @@ def test_a_forked_server_reads_its_own_environment_and_dies_by_its_signal(sqlite
     assert server.proc.returncode == -signal.SIGKILL
     with pytest.raises(httpx.HTTPError):
         httpx.get(f"{server.url}/healthz", timeout=1)
-
-
-def _wait_up(port: int) -> None:
-    deadline = time.time() + 60
-    while True:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-            return
-        except httpx.HTTPError:
-            assert time.time() < deadline, "the server did not start"
-            time.sleep(0.1)
 
 
 def test_a_forked_server_exits_with_the_commands_code_and_message(tmp_path: Path) -> None:
@@ -59,7 +48,7 @@ def test_a_forked_server_exits_with_the_commands_code_and_message(tmp_path: Path
                             env=env("z.sqlite3"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for port in (forked_port, real_port):
-            _wait_up(port)
+            wait_health(f"http://127.0.0.1:{port}", lambda health: True, timeout=60)
         with pytest.raises(subprocess.TimeoutExpired):
             forked.wait(0.2)  # still serving: the timeout is honoured
         forked.terminate()
