@@ -127,6 +127,7 @@ export function forgetTable(id) {
   if (q?.hold) clearTimeout(q.hold.timer);
   queues.delete(id);
   taken.delete(id);
+  sent.delete(id);
   hideDraws(id);
   delete live.tables[id];
 }
