@@ -1,17 +1,20 @@
-"""Test servers forked from a process that has already imported the server.
+"""Test servers and command-line runs forked from a process that has already imported them.
 
 A ``treset serve`` process spends about 1.1 s of CPU importing FastAPI, SQLAlchemy, Alembic and the server
-before it serves anything; the suite starts well over a hundred of them. So each test process keeps one
-*forkserver* (``python -m tests.forkserver``, started when the first test server is asked for): it imports
-``server.cli`` and what a server imports, then forks a child per request. The child becomes the server as
-``python -m server.cli ARGS`` would be: its own environment (read afresh, nothing was configured before the
-fork), working directory, standard output and error (the log file), then ``server.cli.main(ARGS)``.
+before it serves anything, and a ``treset-agent`` one about 1 s importing numba and loading the search
+kernels; the suite starts a few hundred of them. So each test process keeps one *forkserver*
+(``python -m tests.forkserver``, started when the first one is asked for): it imports the server, the agent
+(kernels loaded) and the ``treset`` commands, then forks a child per request. The child becomes
+``python -m MODULE ARGS`` as the interpreter would make it: its own environment (read afresh, nothing was
+configured before the fork), working directory, standard input, output and error (files), then the module
+run as ``__main__`` by :func:`runpy.run_module`, as ``-m`` runs it, and the interpreter's exit steps (threads
+joined, ``atexit``, streams flushed).
 
 The test process sends signals to a child directly (its pid); the forkserver reaps the children and reports
-each exit. The protocol is JSON lines: a request ``{"argv", "env", "cwd", "log"}`` on the forkserver's stdin
-is answered by ``{"pid"}`` on its stdout; ``{"exit": pid, "code": c}`` follows when that child ends (``c`` as
-:attr:`subprocess.Popen.returncode`: negative for a signal). When its stdin closes (the test process ended)
-the forkserver terminates the children still running and exits.
+each exit. The protocol is JSON lines: a request ``{"module", "argv", "env", "cwd", "stdin", "stdout",
+"stderr"}`` on the forkserver's stdin is answered by ``{"pid"}`` on its stdout; ``{"exit": pid, "code": c}``
+follows when that child ends (``c`` as :attr:`subprocess.Popen.returncode`: negative for a signal). When its
+stdin closes (the test process ended) the forkserver terminates the children still running and exits.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ import atexit
 import contextlib
 import io
 import json
+import locale
 import os
 import random
+import runpy
 import selectors
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import traceback
 from pathlib import Path
@@ -121,13 +127,12 @@ class ForkServer:
             self._pids.append(-1)
             self._answer.notify_all()
 
-    def start(self, argv: list[str], env: dict[str, str], log: Path) -> ForkedProcess:
-        """Fork ``python -m server.cli ARGV`` with ``env``, its output appended to ``log``."""
+    def start(self, request: dict[str, Any]) -> ForkedProcess:
+        """Fork a child for ``request`` (the module's protocol fields) and return it."""
         with self._lock, self._answer:
-            self._stdin.write(json.dumps({"argv": argv, "env": env, "cwd": str(ROOT), "log": str(log)}).encode()
-                              + b"\n")
+            self._stdin.write(json.dumps(request).encode() + b"\n")
             self._stdin.flush()
-            if not self._answer.wait_for(lambda: bool(self._pids), 30):
+            if not self._answer.wait_for(lambda: bool(self._pids), 60):
                 raise RuntimeError("the forkserver did not answer")
             pid = self._pids.pop(0)
         if pid < 0:
@@ -138,41 +143,103 @@ class ForkServer:
 _server: list[ForkServer] = []
 
 
-def fork_server(argv: list[str], env: dict[str, str], log: Path) -> ForkedProcess:
-    """Start ``python -m server.cli ARGV`` with ``env`` through this process's forkserver (started once)."""
+def fork_module(module: str, argv: list[str], env: dict[str, str], *, stdout: Path, stderr: Path | None = None,
+                stdin: Path | None = None, cwd: Path = ROOT) -> ForkedProcess:
+    """Start ``python -m MODULE ARGV`` with ``env`` in ``cwd`` through this process's forkserver (started once).
+
+    Its output is appended to ``stdout`` (and ``stderr``, else the same file); it reads ``stdin`` (else
+    nothing, as from ``/dev/null``).
+    """
     if not _server:
         _server.append(ForkServer())
-    return _server[0].start(argv, env, log)
+    return _server[0].start({"module": module, "argv": argv, "env": env, "cwd": str(cwd),
+                             "stdin": str(stdin) if stdin else None, "stdout": str(stdout),
+                             "stderr": str(stderr or stdout)})
+
+
+def fork_server(argv: list[str], env: dict[str, str], log: Path) -> ForkedProcess:
+    """Start ``python -m server.cli ARGV`` with ``env``, its output appended to ``log``."""
+    return fork_module("server.cli", argv, env, stdout=log)
+
+
+def run_module(module: str, argv: list[str], *, input: str = "", env: dict[str, str] | None = None,  # noqa: A002
+               cwd: Path = ROOT, timeout: float = 120,
+               check: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m MODULE ARGV`` to its end as :func:`subprocess.run` with ``capture_output=True, text=True``
+    would (``input`` on its stdin, ``env`` else this process's environment), forked instead of started."""
+    with tempfile.TemporaryDirectory(prefix="treset-run-") as tmp:
+        files = Path(tmp)
+        (files / "in").write_text(input)
+        proc = fork_module(module, argv, dict(os.environ if env is None else env), stdin=files / "in",
+                           stdout=files / "out", stderr=files / "err", cwd=cwd)
+        args = [sys.executable, "-m", module, *argv]
+        try:
+            code = proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+            raise subprocess.TimeoutExpired(args, timeout) from None
+        done = subprocess.CompletedProcess(args, code, _read(files / "out"), _read(files / "err"))
+    if check:
+        done.check_returncode()
+    return done
+
+
+def _read(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
 
 
 # ----- the forkserver itself ------------------------------------------------------------------------------------
 
-def _become_server(request: dict[str, Any]) -> int:
-    """In the child: take the request's environment, directory and log, and run the server."""
-    log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.close(log)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    # New file objects: the parent's could hold a lock taken at the fork. Unbuffered, as PYTHONUNBUFFERED.
-    sys.stdout = io.TextIOWrapper(open(1, "wb", buffering=0, closefd=False), write_through=True)  # noqa: SIM115
-    sys.stderr = io.TextIOWrapper(open(2, "wb", buffering=0, closefd=False), write_through=True)  # noqa: SIM115
+def _text(fd: int, *, unbuffered: bool, errors: str) -> io.TextIOWrapper:
+    """A text stream on ``fd`` as the interpreter opens its standard ones (buffered unless PYTHONUNBUFFERED)."""
+    encoding = os.environ.get("PYTHONIOENCODING", "").partition(":")[0] or locale.getpreferredencoding(False)
+    mode = "rb" if fd == 0 else "wb"
+    raw = open(fd, mode, buffering=0 if unbuffered and fd else -1, closefd=False)  # noqa: SIM115
+    return io.TextIOWrapper(raw, encoding=encoding, errors=errors, write_through=unbuffered,
+                            line_buffering=fd == 2 and not unbuffered)
+
+
+def _become(request: dict[str, Any]) -> int:
+    """In the child: take the request's environment, directory and files, run the module; return the exit code."""
+    for fd, path, flags in ((0, request["stdin"] or os.devnull, os.O_RDONLY),
+                            (1, request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_APPEND),
+                            (2, request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_APPEND)):
+        opened = os.open(path, flags, 0o644)
+        os.dup2(opened, fd)
+        os.close(opened)
     os.environ.clear()
     os.environ.update(request["env"])
     os.chdir(request["cwd"])
+    sys.path[0] = request["cwd"]  # as ``-m`` puts the working directory first
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
+    # New stream objects: the parent's could hold a lock taken at the fork, and its stdin is the request pipe.
+    sys.stdin = _text(0, unbuffered=False, errors="strict")
+    sys.stdout = _text(1, unbuffered=unbuffered, errors="strict")
+    sys.stderr = _text(2, unbuffered=unbuffered, errors="backslashreplace")
     random.seed()  # not the parent's sequence
-    sys.argv = [str(ROOT / "server" / "cli.py"), *request["argv"]]
-    import server.cli
-
+    # Run afresh as ``__main__``, as ``-m`` would find it: not the copy imported here (runpy warns about that).
+    sys.modules.pop(request["module"], None)
+    sys.argv = ["-m", *request["argv"]]  # runpy puts the module's file first, as ``-m`` does
     try:
-        return server.cli.main(request["argv"])
+        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+        code = 0
     except SystemExit as stop:
-        return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        if stop.code is None or isinstance(stop.code, int):
+            code = stop.code or 0
+        else:  # the interpreter prints any other exit value and exits with 1
+            print(stop.code, file=sys.stderr)
+            code = 1
     except BaseException:  # noqa: BLE001 - what `python -m` would print before exiting with 1
         traceback.print_exc()
-        return 1
+        code = 1
+    # The interpreter's exit: wait for the threads that are not daemons, run atexit, flush the streams.
+    threading._shutdown()  # type: ignore[attr-defined]  # noqa: SLF001
+    atexit._run_exitfuncs()  # noqa: SLF001
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    return code
 
 
 def _code(status: int) -> int:
@@ -180,7 +247,7 @@ def _code(status: int) -> int:
 
 
 def serve() -> None:
-    """Import the server, then fork one child per request on stdin until stdin closes."""
+    """Import the server and the agent, then fork one child per request on stdin until stdin closes."""
     import anyio.streams.memory  # noqa: F401
     import psycopg  # noqa: F401
     import sqlalchemy.dialects.postgresql.psycopg  # noqa: F401
@@ -192,9 +259,21 @@ def serve() -> None:
     import uvicorn.protocols.websockets.auto  # noqa: F401
     import uvloop  # noqa: F401
 
+    import agent.cli  # noqa: F401
+    import agent.decide
+    import agent.serve  # noqa: F401
+    import agent.service  # noqa: F401
     import server.api.app  # noqa: F401
     import server.cli  # noqa: F401
     import server.store.db  # noqa: F401
+    import server.tools.bots  # noqa: F401
+    import treset.cli  # noqa: F401
+
+    agent.decide.warmup()  # the search kernels loaded from numba's cache (or compiled) once for every child
+    for thread in threading.enumerate():  # the warm-up's cancelled timers: a thread at the fork would
+        if thread is not threading.current_thread():  # be missing in every child
+            thread.join(10)
+    assert threading.active_count() == 1, threading.enumerate()
 
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -237,9 +316,7 @@ def serve() -> None:
                 sel.close()
                 os.close(wake_r)
                 os.close(wake_w)
-                code = _become_server(request)
-                atexit._run_exitfuncs()  # as the interpreter does at a normal exit  # noqa: SLF001
-                os._exit(code)
+                os._exit(_become(request))
             children.add(pid)
             out.write(json.dumps({"pid": pid}).encode() + b"\n")
             out.flush()

@@ -6,7 +6,6 @@ import asyncio
 import json
 import random
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from agent.decide import solve
 from agent.levels import level_info
 from agent.search.solver import card_values_reference, new_table
 from agent.service import BotService
+from tests.forkserver import run_module
 from tressette import TOTAL_POINTS, Card, Deal, Variant, card_name, parse_card, state_from_view, view_of
 
 FEW = 40
@@ -190,8 +190,7 @@ def test_bad_records_raise_one_line(change: dict[str, Any], words: str) -> None:
 
 
 def _agent(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "agent.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120)
+    return run_module("agent.cli", list(args), input=stdin)
 
 
 def test_cli_analyses_a_file_and_refuses_bad_input(tmp_path: Path) -> None:

@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.agent.test_solver import THESIS
+from tests.forkserver import run_module
 
 
 def _agent(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "agent.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120, env={**os.environ, **(env or {})})
+    return run_module("agent.cli", list(args), input=stdin, env={**os.environ, **(env or {})})
 
 
 def test_decide_prints_only_the_card() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Callable
 
@@ -14,12 +13,13 @@ from sqlalchemy.orm import Session
 from server.store.models import Analysis, MoveAnalysis
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import LiveServer
+from tests.forkserver import ForkedProcess
 from tests.server.client import Client, guest_token, is_table, my_turn, open_pair, play_until_over
 
 
 @pytest.mark.slow
 def test_agent_analyses_a_game_while_it_plays(pg_url: str, start_server: Callable[..., LiveServer],
-                                              start_agent: Callable[..., subprocess.Popen[bytes]],  # noqa: F811
+                                              start_agent: Callable[..., ForkedProcess],  # noqa: F811
                                               ) -> None:
     """Two guests' deal is analysed by the agent (stored per move) while it answers a person's bot game."""
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,28 +15,29 @@ from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from server.store.models import Game, Move
-from tests.conftest import ROOT, LiveServer
+from tests.conftest import LiveServer
+from tests.forkserver import ForkedProcess, fork_module
 from tests.server.client import Client, guest_token, is_table, my_turn
 
 BOT_TOKEN = "test-bot-token-1234567890"
 
 
 @pytest.fixture
-def start_agent(tmp_path: Path) -> Iterator[Callable[[LiveServer], subprocess.Popen[bytes]]]:
-    """Return a function starting ``treset-agent serve`` against a server; all are stopped after.
+def start_agent(tmp_path: Path) -> Iterator[Callable[[LiveServer], ForkedProcess]]:
+    """Return a function starting ``treset-agent serve`` (forked: tests/forkserver.py) against a server; all are
+    stopped after.
 
     The bot analyses no deal unless ``analysis`` gives it slots: an analysis takes about 8 s of a core, which a
     test that only plays would spend for nothing (and wait for when it stops the bot).
     """
-    procs: list[subprocess.Popen[bytes]] = []
+    procs: list[ForkedProcess] = []
 
-    def start(server: LiveServer, analysis: int = 0) -> subprocess.Popen[bytes]:
-        with open(tmp_path / f"agent-{len(procs)}.log", "wb") as log:
-            # The token travels in the environment, never on the command line (the process list shows that).
-            proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url,
-                                     "--capacity", "2", "--analysis", str(analysis), "--log-level", "DEBUG"],
-                                    cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                    env={**os.environ, "PYTHONUNBUFFERED": "1", "TRESET_BOT_TOKEN": BOT_TOKEN})
+    def start(server: LiveServer, analysis: int = 0) -> ForkedProcess:
+        # The token travels in the environment, never on the command line (the process list shows that).
+        proc = fork_module("agent.cli", ["serve", "--server", server.url, "--capacity", "2", "--analysis",
+                                         str(analysis), "--log-level", "DEBUG"],
+                           {**os.environ, "PYTHONUNBUFFERED": "1", "TRESET_BOT_TOKEN": BOT_TOKEN},
+                           stdout=tmp_path / f"agent-{len(procs)}.log")
         procs.append(proc)
         deadline = time.time() + 90
         count = len([p for p in procs if p.poll() is None])
@@ -93,7 +93,7 @@ def _moves_and_status(db_url: str) -> list[tuple[str, int]]:
 
 @pytest.mark.parametrize("variant", ["tressette", "kifameno"])
 def test_human_seat_against_the_bot(variant: str, pg_url: str, start_server: Callable[..., LiveServer],
-                                    start_agent: Callable[[LiveServer], subprocess.Popen[bytes]]) -> None:
+                                    start_agent: Callable[[LiveServer], ForkedProcess]) -> None:
     """A scripted human plays a whole deal against a real agent process; every move is logged."""
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
     start_agent(server)
@@ -106,7 +106,7 @@ def test_human_seat_against_the_bot(variant: str, pg_url: str, start_server: Cal
 
 
 def test_a_killed_agent_is_replaced(pg_url: str, start_server: Callable[..., LiveServer],
-                                    start_agent: Callable[[LiveServer], subprocess.Popen[bytes]]) -> None:
+                                    start_agent: Callable[[LiveServer], ForkedProcess]) -> None:
     """Kill the agent mid-game: the table says it waits for a bot; a new agent finishes the game."""
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
     first = start_agent(server)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 
@@ -14,18 +12,18 @@ from sqlalchemy.orm import Session
 
 from server.store.models import Game, Move, User
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
-from tests.conftest import ROOT, LiveServer
+from tests.conftest import LiveServer
+from tests.forkserver import ForkedProcess, run_module
 
 
 def _admin_token(db_url: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "create-admin", "root",
-                          "--password", "admin-pw-1"], cwd=ROOT, env={**os.environ, "DATABASE_URL": db_url},
-                         capture_output=True, text=True, check=True)
+    out = run_module("treset.cli", ["admin", "create-admin", "root", "--password", "admin-pw-1"],
+                     env={**os.environ, "DATABASE_URL": db_url}, check=True)
     return out.stdout.strip()
 
 
 def test_admin_runs_a_bot_series(pg_url: str, start_server: Callable[..., LiveServer],
-                                 start_agent: Callable[[LiveServer], subprocess.Popen[bytes]]) -> None:  # noqa: F811
+                                 start_agent: Callable[[LiveServer], ForkedProcess]) -> None:  # noqa: F811
     """Two levels play 2 deals on the server; both games and their 80 moves are in the database."""
     admin = _admin_token(pg_url)
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)

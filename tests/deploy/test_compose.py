@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
-import subprocess
-import sys
 from typing import Any
 
 import yaml
 
 from tests.conftest import ROOT
+from tests.forkserver import run_module
 from treset.cli import COMMANDS
 
 COMPOSE = ROOT / "docker-compose.yml"
@@ -46,8 +45,7 @@ def test_the_commands_exist() -> None:
         if not command or command[0] != "treset":
             continue
         assert command[1] in COMMANDS, f"{name}: no 'treset {command[1]}'"
-        usage = subprocess.run([sys.executable, "-m", "treset.cli", command[1], "--help"], capture_output=True,
-                               text=True, check=True, cwd=ROOT).stdout
+        usage = run_module("treset.cli", [command[1], "--help"], check=True).stdout
         for option in (arg for arg in command[2:] if arg.startswith("--")):
             assert option in usage, f"{name}: 'treset {command[1]}' has no {option}"
 

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from lab.arena import wilson
+from tests.forkserver import run_module
 
 
 def _agent(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "agent.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120)
+    return run_module("agent.cli", list(args), input=stdin)
 
 
 def test_arena_with_a_command_side() -> None:

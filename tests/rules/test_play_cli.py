@@ -5,9 +5,8 @@ from __future__ import annotations
 import io
 import random
 import re
-import subprocess
-import sys
 
+from tests.forkserver import run_module
 from treset.play import _random_policy, play_deal
 from tressette import Variant, parse_card
 
@@ -38,9 +37,7 @@ def test_bad_input_is_asked_again_and_quit_leaves() -> None:
 
 def test_command_line_entry_point() -> None:
     """``treset play`` runs as a command and rejects an unknown opponent with exit status 2."""
-    bad = subprocess.run([sys.executable, "-m", "treset.cli", "play", "--opponent", "nobody"],
-                         capture_output=True, text=True, input="")
+    bad = run_module("treset.cli", ["play", "--opponent", "nobody"])
     assert bad.returncode == 2 and "no opponent 'nobody'" in bad.stderr
-    ok = subprocess.run([sys.executable, "-m", "treset.cli", "play", "--opponent", "random", "--seed", "4"],
-                        capture_output=True, text=True, input="1\n" * 20)
+    ok = run_module("treset.cli", ["play", "--opponent", "random", "--seed", "4"], input="1\n" * 20)
     assert ok.returncode == 0 and "deal over" in ok.stdout

@@ -8,8 +8,6 @@ goes to another bot; a bot that reconnects gets its pending turn again.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 
@@ -19,7 +17,8 @@ from sqlalchemy.orm import Session
 
 from server.game.levels import FALLBACK_TIME_MS
 from server.store.models import Game, Move
-from tests.conftest import ROOT, LiveServer
+from tests.conftest import LiveServer
+from tests.forkserver import run_module
 from tests.server.client import Client, Msg, guest_token, is_table, my_turn
 from tressette import card_name, parse_state
 
@@ -70,8 +69,7 @@ def _open_bot_table(human: Client, variant: str) -> str:
 
 
 def _new_bot_token(db_url: str, name: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "server.tools.bots", "create", name], cwd=ROOT, check=True,
-                         capture_output=True, text=True, env={**os.environ, "DATABASE_URL": db_url})
+    out = run_module("server.tools.bots", ["create", name], check=True, env={**os.environ, "DATABASE_URL": db_url})
     return out.stdout.strip()
 
 

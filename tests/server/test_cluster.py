@@ -10,8 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +18,8 @@ import httpx
 import pytest
 
 from tests.bot.test_bot_games import BOT_TOKEN
-from tests.conftest import ROOT, LiveServer
+from tests.conftest import LiveServer
+from tests.forkserver import fork_module
 from tests.server.analysis_bot import AnalysisBot
 from tests.server.client import (
     Client,
@@ -141,10 +140,9 @@ def test_bots_and_analysts_serve_every_process(pg_url: str, redis_url: str, tmp_
                                                start_server: Callable[..., LiveServer]) -> None:
     """A bot connected to one process plays a table of the other; a finished deal's analysis comes back home."""
     one, two = _portal(start_server, pg_url, redis_url, TRESET_BOT_TOKEN=BOT_TOKEN)
-    with open(tmp_path / "agent.log", "wb") as log:
-        agent = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", two.url, "--capacity", "2",
-                                  "--analysis", "0", "--levels", "easy"], cwd=ROOT, stdout=log,
-                                 stderr=subprocess.STDOUT, env={**os.environ, "TRESET_BOT_TOKEN": BOT_TOKEN})
+    agent = fork_module("agent.cli", ["serve", "--server", two.url, "--capacity", "2", "--analysis", "0",
+                                      "--levels", "easy"], {**os.environ, "TRESET_BOT_TOKEN": BOT_TOKEN},
+                        stdout=tmp_path / "agent.log")
     analyst = None
     try:
         deadline = time.time() + 90

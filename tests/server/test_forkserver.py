@@ -1,4 +1,4 @@
-"""The test servers forked by ``tests/forkserver.py`` behave as ``python -m server.cli`` would."""
+"""The servers and commands forked by ``tests/forkserver.py`` behave as ``python -m MODULE`` would."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.agent.test_solver import THESIS
 from tests.conftest import ROOT, free_port, launch_server
-from tests.forkserver import fork_server
+from tests.forkserver import fork_server, run_module
 from tests.server.faults import wait_health
 
 
@@ -57,3 +58,18 @@ def test_a_forked_server_exits_with_the_commands_code_and_message(tmp_path: Path
     finally:
         forked.kill()
         real.kill()
+
+
+def test_a_forked_command_answers_as_the_real_one() -> None:
+    """A forked ``python -m`` run prints the same output and error and exits with the same code as a real one:
+    a card read from stdin, a refused state, an unknown command, a refused option (argparse's exit)."""
+    cases = [("agent.cli", ["decide"], json.dumps(THESIS)), ("agent.cli", ["decide", "{bad"], ""),
+             ("agent.cli", ["nonsense"], ""), ("treset.cli", ["play", "--opponent", "nobody"], "")]
+    codes = []
+    for module, argv, stdin in cases:
+        forked = run_module(module, argv, input=stdin)
+        real = subprocess.run([sys.executable, "-m", module, *argv], input=stdin, capture_output=True, text=True,
+                              timeout=120, cwd=ROOT)
+        assert (forked.returncode, forked.stdout, forked.stderr) == (real.returncode, real.stdout, real.stderr)
+        codes.append(forked.returncode)
+    assert codes == [0, 2, 2, 2]

@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ from websockets.sync.client import connect
 
 from server.store.models import User
 from tests.conftest import LiveServer, free_port
+from tests.forkserver import fork_module, run_module
 
 
 def test_accounts(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
@@ -50,12 +50,10 @@ def test_default_database_and_account_commands(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TRESET_DATABASE_URL")}
 
     def bots(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "server.tools.bots", *args], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=60)
+        return run_module("server.tools.bots", list(args), cwd=tmp_path, env=env, timeout=60)
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "treset.cli", "serve", "--port", str(port)], cwd=tmp_path, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = fork_module("treset.cli", ["serve", "--port", str(port)], env, cwd=tmp_path, stdout=tmp_path / "serve.log")
     try:
         url = f"http://127.0.0.1:{port}"
         for _ in range(150):

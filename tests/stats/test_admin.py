@@ -10,8 +10,6 @@ import csv
 import io
 import json
 import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
@@ -29,6 +27,7 @@ from server.store.db import session_factory, upgrade
 from server.store.models import Game, Move
 from server.tools.seed import generate
 from tests.conftest import ROOT, LiveServer
+from tests.forkserver import run_module
 from tests.server.client import guest_token
 from tressette import card_name
 
@@ -193,9 +192,8 @@ def test_exports_hold_exactly_the_filtered_moves(pg_url: str, start_server: Call
     # The shell command writes the same rows.
     out = ROOT / "test-artifacts" / f"export-{uuid.uuid4().hex[:6]}.ndjson"
     out.parent.mkdir(exist_ok=True)
-    subprocess.run([sys.executable, "-m", "treset.cli", "admin", "export", "--format", "ndjson", "--out", str(out),
-                    "--variant", "kifameno"], cwd=ROOT, env={**os.environ, "DATABASE_URL": pg_url}, check=True,
-                   capture_output=True)
+    run_module("treset.cli", ["admin", "export", "--format", "ndjson", "--out", str(out), "--variant", "kifameno"],
+               env={**os.environ, "DATABASE_URL": pg_url}, check=True)
     shell_rows = [json.loads(line) for line in out.read_text().splitlines()]
     out.unlink()
     assert shell_rows == _export(server, tokens["admin"], "ndjson", variant="kifameno")
@@ -299,8 +297,8 @@ def test_read_only_role_reads_views_and_cannot_write(pg_url: str) -> None:
     """A login made by ``treset admin readonly-user`` reads games and named views but writes nothing."""
     _seeded(pg_url)
     name = f"ro_{uuid.uuid4().hex[:8]}"
-    made = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "readonly-user", name, "--password", "pw"],
-                          cwd=ROOT, env={**os.environ, "DATABASE_URL": pg_url}, capture_output=True, text=True)
+    made = run_module("treset.cli", ["admin", "readonly-user", name, "--password", "pw"],
+                      env={**os.environ, "DATABASE_URL": pg_url})
     assert made.returncode == 0, made.stderr
     assert make_url(made.stdout.strip()).username == name
     try:

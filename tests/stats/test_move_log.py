@@ -12,8 +12,6 @@ import io
 import json
 import os
 import random
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -41,7 +39,8 @@ from server.store.db import session_factory, upgrade
 from server.store.models import Game, Move, User, UserTotals
 from server.store.movelog import move_fields
 from server.tools.seed import generate
-from tests.conftest import ROOT, LiveServer
+from tests.conftest import LiveServer
+from tests.forkserver import run_module
 from tests.server.client import Client, is_table, my_turn, open_pair
 from tests.stats.test_admin import typed_csv_row
 from tressette import POINTS, Deal, Variant, card_name
@@ -61,8 +60,8 @@ def _conninfo(url: str, **over: str) -> str:
 def _readonly_login(pg_url: str) -> str:
     """Create a login as ``treset admin readonly-user`` does; return its name (password ``pw``)."""
     name = f"ro_{uuid.uuid4().hex[:8]}"
-    made = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "readonly-user", name, "--password", "pw"],
-                          cwd=ROOT, env={**os.environ, "DATABASE_URL": pg_url}, capture_output=True, text=True)
+    made = run_module("treset.cli", ["admin", "readonly-user", name, "--password", "pw"],
+                      env={**os.environ, "DATABASE_URL": pg_url})
     assert made.returncode == 0, made.stderr
     return name
 
@@ -264,9 +263,8 @@ def test_min_win_share_through_http_and_shell(pg_url: str, start_server: Callabl
             rows = (list(csv.DictReader(io.StringIO(r.text))) if fmt == "csv"
                     else [json.loads(x) for x in r.text.splitlines()])
             assert {row["username"] for row in rows} == wanted, (share, fmt)
-        shell = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "export", "--format", "ndjson",
-                                "--min-win-share", share], cwd=ROOT, env={**os.environ, "DATABASE_URL": pg_url},
-                               capture_output=True, text=True, check=True)
+        shell = run_module("treset.cli", ["admin", "export", "--format", "ndjson", "--min-win-share", share],
+                           env={**os.environ, "DATABASE_URL": pg_url}, check=True)
         assert {json.loads(x)["username"] for x in shell.stdout.splitlines()} == wanted
 
 
@@ -316,8 +314,7 @@ def test_bad_filters_answer_422_everywhere(pg_url: str, start_server: Callable[.
     for args, reason in ((["--player", "nobody"], "no player 'nobody'"),
                          (["--date-from", "2026-05-02", "--date-to", "2026-05-01"], "is after date_to"),
                          (["--min-win-share", "2"], "from 0 to 1")):
-        shell = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "export", *args], cwd=ROOT, env=env,
-                               capture_output=True, text=True)
+        shell = run_module("treset.cli", ["admin", "export", *args], env=env)
         assert shell.returncode == 2 and reason in shell.stderr and shell.stdout == "", (args, shell.stderr)
     with session_factory(pg_url)() as session, pytest.raises(FilterError):
         from server.store.admin_queries import GameFilters, search_games

@@ -25,6 +25,7 @@ from server.store.models import Game, Move, Puzzle, PuzzleScan
 from server.store.movelog import move_fields
 from server.store.puzzle_log import estimated_rating, store_from_analysis
 from server.tools.seed import generate
+from tests.forkserver import run_module
 from treset.puzzles import report, scan
 from tressette import POINTS, TOTAL_POINTS, Card, Deal, Variant
 
@@ -208,21 +209,18 @@ def test_an_analysis_brings_its_puzzles_and_a_bad_list_does_not_fail_it(pg_url: 
 
 def test_the_command(pg_url: str) -> None:
     import os
-    import subprocess
-    import sys
 
     upgrade(pg_url)
     with session_factory(pg_url)() as session:
         generate(session, moves=400, players=4, seed=5, days=1)
     env = {**os.environ, "TRESET_DATABASE_URL": pg_url}
-    run = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "puzzles", "--limit", "4", "--variant",
-                          "tressette"], env=env, capture_output=True, text=True, timeout=300, check=True)
+    run = run_module("treset.cli", ["admin", "puzzles", "--limit", "4", "--variant", "tressette"], env=env,
+                     timeout=300, check=True)
     assert run.stdout.startswith("scanned ") and "puzzles found" in run.stdout
     with session_factory(pg_url)() as session:
         scanned = session.scalars(select(PuzzleScan.game_id)).all()
         assert len(scanned) == 4 and {session.get(Game, g).variant for g in scanned} == {"tressette"}  # type: ignore[union-attr]
-    helped = subprocess.run([sys.executable, "-m", "treset.cli", "admin", "--help"], env=env, capture_output=True,
-                            text=True, timeout=60, check=True)
+    helped = run_module("treset.cli", ["admin", "--help"], env=env, timeout=60, check=True)
     assert "treset admin puzzles" in helped.stdout
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +13,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from tests.conftest import ROOT, LiveServer
+from tests.forkserver import fork_module
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(os.environ.get("TRESET_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
@@ -57,11 +56,8 @@ def real_bot(server: LiveServer, tmp: Path, token: str) -> Iterator[None]:
     It analyses no deal (``--analysis 0``): the pages that show analyses have tests of their own, and an
     analysis would take a core for seconds after each deal and delay the bot's exit.
     """
-    with open(tmp / "agent.log", "wb") as log:
-        agent = subprocess.Popen([sys.executable, "-m", "agent.cli", "serve", "--server", server.url, "--capacity", "4",
-                                  "--analysis", "0"],
-                                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                 env={**os.environ, "TRESET_BOT_TOKEN": token})
+    agent = fork_module("agent.cli", ["serve", "--server", server.url, "--capacity", "4", "--analysis", "0"],
+                        {**os.environ, "TRESET_BOT_TOKEN": token}, stdout=tmp / "agent.log")
     try:
         deadline = time.time() + 90
         while httpx.get(f"{server.url}/healthz").json()["bots_connected"] < 1:

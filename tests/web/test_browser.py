@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Callable
 
@@ -11,6 +10,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import LiveServer
+from tests.forkserver import ForkedProcess
 from tests.server.client import Client, guest_token
 from tests.web.conftest import DESKTOP, PHONE, SHOTS
 
@@ -129,7 +129,7 @@ def test_illegal_click_reload_and_language(browser: Browser, pg_url: str,
 
 
 def test_guest_plays_the_bot(browser: Browser, pg_url: str, start_server: Callable[..., LiveServer],
-                             start_agent: Callable[[LiveServer], subprocess.Popen[bytes]]) -> None:  # noqa: F811
+                             start_agent: Callable[[LiveServer], ForkedProcess]) -> None:  # noqa: F811
     """A guest opens a bot table and plays a whole deal by clicking legal cards."""
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
     start_agent(server)

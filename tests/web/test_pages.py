@@ -11,7 +11,6 @@ import io
 import json
 import math
 import re
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from server.store import repos
 from server.store.db import engine_for, session_factory
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import ROOT, LiveServer, launch_server
+from tests.forkserver import ForkedProcess
 from tests.server.client import Client, is_table, play_until_over
 from tests.web.conftest import DESKTOP, PHONE, SHOTS
 from tressette import Deal, Variant, card_name, parse_card
@@ -417,7 +417,7 @@ def test_admin_page_is_for_admins_only(site: Site, contexts: Callable[..., Page]
 
 
 def test_admin_page(site: Site, contexts: Callable[..., Page],
-                    start_agent: Callable[[LiveServer], subprocess.Popen[bytes]]) -> None:  # noqa: F811
+                    start_agent: Callable[[LiveServer], ForkedProcess]) -> None:  # noqa: F811
     """An admin searches games, reads the statistics, downloads the moves and starts a bot series."""
     admin_token = site.tokens[ADMIN[0]]
     page = _login(contexts, site, *ADMIN)

@@ -4,7 +4,6 @@ and Slovenian), Cancel, and the bot offer at the player's level."""
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Callable
 
 import pytest
@@ -12,6 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import LiveServer
+from tests.forkserver import ForkedProcess
 from tests.web.conftest import DESKTOP, PHONE, SHOTS
 
 pytestmark = pytest.mark.browser
@@ -62,7 +62,7 @@ def test_two_browsers_are_paired_in_one_click(browser: Browser, pg_url: str,
 
 
 def test_the_bot_offer_at_the_players_level(browser: Browser, pg_url: str, start_server: Callable[..., LiveServer],
-                                            start_agent: Callable[[LiveServer], subprocess.Popen[bytes]]  # noqa: F811
+                                            start_agent: Callable[[LiveServer], ForkedProcess]  # noqa: F811
                                             ) -> None:
     """After the offer's delay (a second here) the seeker may play the bot nearest its rating; the seek then ends."""
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN, TRESET_BOT_OFFER_S="1")
