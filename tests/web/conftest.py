@@ -21,9 +21,9 @@ DESKTOP = {"width": 1200, "height": 850}
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """A headless Debian Chromium (no browser download)."""
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    """A headless Debian Chromium (no browser download), one for the test process."""
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian's chromium is required: apt-get install chromium")
     with sync_playwright() as p:
@@ -32,6 +32,18 @@ def browser() -> Iterator[Browser]:
             "--disable-component-update", "--disable-sync"])
         yield b
         b.close()
+
+
+@pytest.fixture
+def browser(chromium: Browser) -> Iterator[Browser]:
+    """The test process's Chromium; every page the test opened is closed after it.
+
+    A page left open would stay connected and redraw on every lobby update of a server a module shares, for
+    the rest of the module, and take its share of the CPU from the tests after it.
+    """
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
 
 @pytest.fixture
