@@ -21,9 +21,13 @@ DESKTOP = {"width": 1200, "height": 850}
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Browser]:
-    """A headless Debian Chromium (no browser download), one for the test process."""
+    """A headless Debian Chromium (no browser download), one for a module.
+
+    Not one for the test process: Playwright's synchronous API keeps an event loop running in the thread
+    while it is open, and the tests after it that call ``asyncio.run`` would fail.
+    """
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian's chromium is required: apt-get install chromium")
     with sync_playwright() as p:
