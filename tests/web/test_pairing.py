@@ -33,6 +33,13 @@ def _shot(page: Page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
+def _within(text: str) -> int:
+    """The rating distance the seeking panel says opponents may be within."""
+    found = re.search(r"within ±(\d+)", text)
+    assert found, text
+    return int(found.group(1))
+
+
 def test_two_browsers_are_paired_in_one_click(browser: Browser, pg_url: str,
                                               start_server: Callable[..., LiveServer]) -> None:
     """A (desktop, English) seeks and waits; B (phone, Slovenian) tries another format, cancels, then pairs with A."""
@@ -44,7 +51,11 @@ def test_two_browsers_are_paired_in_one_click(browser: Browser, pg_url: str,
     a.click("[data-seek='tressette-0']")
     expect(a.locator("#seeking")).to_contain_text("Looking for an opponent")
     expect(a.locator("#seek-figures")).to_contain_text("Nobody else is waiting")
-    expect(a.locator("#seek-range")).to_contain_text(re.compile(r"rating 1500: opponents within ±2\d0"))  # widening
+    seek_range = a.locator("#seek-range")
+    expect(seek_range).to_contain_text(re.compile(r"rating 1500: opponents within ±\d+"))
+    first = _within(seek_range.inner_text())
+    expect(seek_range).not_to_contain_text(f"±{first}")  # the range widens as the wait goes on
+    assert 200 <= first < _within(seek_range.inner_text())
     expect(a.locator("#bot-offer")).to_have_count(0)  # no offer before its time (30 s)
     b.click("[data-seek='kifameno-11']")
     expect(b.locator("#seeking")).to_contain_text("Iščemo nasprotnika")
