@@ -37,6 +37,7 @@ import httpx
 import psycopg
 import pytest
 
+from tests import local_http
 from tests.forkserver import ForkedProcess, fork_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -254,7 +255,7 @@ def launch_server(db_url: str, tmp: Path, port: int | None = None, **env: str) -
         if proc.poll() is not None:
             pytest.fail(f"the server exited: {server.log()[-3000:]}")
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{server.url}/healthz", timeout=2).status_code == 200:
+            if local_http.get(f"{server.url}/healthz", timeout=2).status_code == 200:
                 return server
         time.sleep(0.2)
     server.kill()

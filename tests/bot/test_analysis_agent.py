@@ -5,12 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-import httpx
 import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from server.store.models import Analysis, MoveAnalysis
+from tests import local_http
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import LiveServer
 from tests.forkserver import ForkedProcess
@@ -24,12 +24,12 @@ def test_agent_analyses_a_game_while_it_plays(pg_url: str, start_server: Callabl
     """Two guests' deal is analysed by the agent (stored per move) while it answers a person's bot game."""
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
     start_agent(server, analysis=1)
-    assert httpx.get(f"{server.url}/healthz").json()["analysis_bots"] == 1
+    assert local_http.get(f"{server.url}/healthz").json()["analysis_bots"] == 1
     a, b, table_id = open_pair(server.url, server.ws_url)
     play_until_over(a, b, table_id)
     headers = {"Authorization": f"Bearer {a.token}"}
-    me = httpx.get(f"{server.url}/api/me", headers=headers).json()["username"]
-    game_id = httpx.get(f"{server.url}/api/players/{me}").json()["recent_games"][0]["id"]
+    me = local_http.get(f"{server.url}/api/me", headers=headers).json()["username"]
+    game_id = local_http.get(f"{server.url}/api/players/{me}").json()["recent_games"][0]["id"]
 
     # A person plays the bot while the analysis runs: each bot answer is timed from the message
     # that hands the bot the turn to the one with its card.
@@ -59,7 +59,7 @@ def test_agent_analyses_a_game_while_it_plays(pg_url: str, start_server: Callabl
 
     end = time.time() + 240
     while time.time() < end:
-        r = httpx.get(f"{server.url}/api/games/{game_id}/analysis", headers=headers, timeout=10)
+        r = local_http.get(f"{server.url}/api/games/{game_id}/analysis", headers=headers, timeout=10)
         if r.status_code == 200:
             break
         assert r.status_code == 202 and r.json()["bots"] == 1

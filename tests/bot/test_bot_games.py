@@ -9,12 +9,12 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from server.store.models import Game, Move
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.forkserver import ForkedProcess, fork_module
 from tests.server.client import Client, guest_token, is_table, my_turn
@@ -42,7 +42,7 @@ def start_agent(tmp_path: Path) -> Iterator[Callable[[LiveServer], ForkedProcess
         deadline = time.time() + 90
         count = len([p for p in procs if p.poll() is None])
         while time.time() < deadline:
-            if httpx.get(f"{server.url}/healthz").json()["bots_connected"] >= count:
+            if local_http.get(f"{server.url}/healthz").json()["bots_connected"] >= count:
                 return proc
             assert proc.poll() is None, (tmp_path / f"agent-{len(procs) - 1}.log").read_text()
             time.sleep(0.3)
@@ -97,7 +97,7 @@ def test_human_seat_against_the_bot(variant: str, pg_url: str, start_server: Cal
     """A scripted human plays a whole deal against a real agent process; every move is logged."""
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
     start_agent(server)
-    health = httpx.get(f"{server.url}/healthz").json()
+    health = local_http.get(f"{server.url}/healthz").json()
     assert health["bots_connected"] == 1 and health["bot_capacity"] >= 1
     human, table_id = _human_vs_bot(server, variant)
     final = _finish(human, table_id)
@@ -140,4 +140,4 @@ def test_no_bot_connected_is_reported(pg_url: str, start_server: Callable[..., L
     human.send({"type": "create_table", "variant": "tressette", "opponent": "bot", "bot_level": "strong"})
     err = human.error()
     assert err["code"] == "no_bot" and "no bot is connected" in err["message"]
-    assert httpx.get(f"{server.url}/api/tables").json()["tables"] == []
+    assert local_http.get(f"{server.url}/api/tables").json()["tables"] == []

@@ -6,11 +6,11 @@ import os
 import time
 from collections.abc import Callable
 
-import httpx
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from server.store.models import Game, Move, User
+from tests import local_http
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import LiveServer
 from tests.forkserver import ForkedProcess, run_module
@@ -29,13 +29,13 @@ def test_admin_runs_a_bot_series(pg_url: str, start_server: Callable[..., LiveSe
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
     start_agent(server)
     body = {"level_a": "easy", "level_b": "normal", "games": 2, "variant": "kifameno"}
-    guest = httpx.post(f"{server.url}/api/auth/guest").json()["token"]
+    guest = local_http.post(f"{server.url}/api/auth/guest").json()["token"]
     for token, status in ((None, 401), (guest, 403), (BOT_TOKEN, 403)):
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        assert httpx.post(f"{server.url}/api/admin/bot-series", json=body, headers=headers).status_code == status
-    r = httpx.post(f"{server.url}/api/admin/bot-series", json=body, headers={"Authorization": f"Bearer {admin}"})
+        assert local_http.post(f"{server.url}/api/admin/bot-series", json=body, headers=headers).status_code == status
+    r = local_http.post(f"{server.url}/api/admin/bot-series", json=body, headers={"Authorization": f"Bearer {admin}"})
     assert r.status_code == 200, r.text
-    bad = httpx.post(f"{server.url}/api/admin/bot-series", json={**body, "level_a": "godlike"},
+    bad = local_http.post(f"{server.url}/api/admin/bot-series", json={**body, "level_a": "godlike"},
                      headers={"Authorization": f"Bearer {admin}"})
     assert bad.status_code == 422
     engine = create_engine(pg_url)

@@ -11,8 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
-
+from tests import local_http
 from tests.conftest import ROOT, LiveServer, free_port
 from tests.server.client import Client, guest_token, is_table
 from treset.up import wait_for_bot
@@ -35,7 +34,7 @@ def test_up_starts_everything(tmp_path: Path) -> None:
             assert time.time() < deadline and proc.poll() is None, "".join(lines[-30:])
             time.sleep(0.2)
         # The URL is printed only once the bot is there, so the first bot table works at once.
-        assert httpx.get(f"{url}/healthz", timeout=5).json()["bots_connected"] == 1
+        assert local_http.get(f"{url}/healthz", timeout=5).json()["bots_connected"] == 1
         assert (tmp_path / "var" / "treset.sqlite3").exists() and (tmp_path / "var" / "bot-token").exists()
         token, _ = guest_token(url)
         c = Client(f"ws://127.0.0.1:{port}/ws", token)

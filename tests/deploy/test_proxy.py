@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import local_http
 from tests.conftest import ROOT, LiveServer, free_port
 from tests.server.client import Client, guest_token, is_table, my_turn, open_pair, play_until_over
 
@@ -51,7 +52,7 @@ def _proxy(upstream_ports: list[int], tmp: Path) -> Iterator[str]:
             assert proc.poll() is None, f"nginx exited: {(tmp / 'error.log').read_text()}"
             assert time.monotonic() < deadline, "nginx did not start"
             with contextlib.suppress(httpx.HTTPError):
-                httpx.get(f"{url}/healthz", timeout=2)
+                local_http.get(f"{url}/healthz", timeout=2)
                 break
             time.sleep(0.1)
         yield url
@@ -65,10 +66,10 @@ def test_page_and_websocket_through_the_proxy(start_server: Callable[..., LiveSe
     """Through nginx: /healthz, the page, a module, and a WebSocket both ways."""
     server = start_server(sqlite_url)
     with _proxy([server.port], tmp_path) as url:
-        assert httpx.get(f"{url}/healthz", timeout=10).json()["status"] == "ok"
-        page = httpx.get(f"{url}/", timeout=10)
+        assert local_http.get(f"{url}/healthz", timeout=10).json()["status"] == "ok"
+        page = local_http.get(f"{url}/", timeout=10)
         assert page.status_code == 200 and "js/app.js" in page.text
-        assert httpx.get(f"{url}/js/ws.js", timeout=10).status_code == 200
+        assert local_http.get(f"{url}/js/ws.js", timeout=10).status_code == 200
         token, _ = guest_token(url)
         # As a browser on the site: its Origin passes the check although nginx passes the Host without the port.
         client = Client(url.replace("http://", "ws://") + "/ws", token, origin=url)
@@ -87,11 +88,11 @@ def test_metrics_are_not_published_and_requests_carry_the_proxy_id(
     """/metrics answers the scraper at the server, 404 through nginx (any spelling); the proxy's request id
     reaches the server (a client-written one is replaced) and its access log."""
     server = start_server(sqlite_url)
-    assert httpx.get(f"{server.url}/metrics", timeout=10).status_code == 200
+    assert local_http.get(f"{server.url}/metrics", timeout=10).status_code == 200
     with _proxy([server.port], tmp_path) as url:
         for path in ("/metrics", "/metrics/", "/metrics?x=1", "//metrics", "/%6Detrics"):
-            assert httpx.get(f"{url}{path}", timeout=10).status_code == 404, path
-        answer = httpx.get(f"{url}/api/tables", headers={"X-Request-ID": "forged"}, timeout=10)
+            assert local_http.get(f"{url}{path}", timeout=10).status_code == 404, path
+        answer = local_http.get(f"{url}/api/tables", headers={"X-Request-ID": "forged"}, timeout=10)
     request_id = answer.headers["x-request-id"]
     assert answer.status_code == 200 and request_id != "forged" and len(request_id) == 32  # nginx's $request_id
     assert request_id in (tmp_path / "access.log").read_text()
@@ -105,11 +106,11 @@ def test_a_forged_forwarded_for_does_not_change_the_address(start_server: Callab
                           FORWARDED_ALLOW_IPS="*")
     forged = [f"203.0.113.{i}" for i in range(6)]
     # Straight to that server the header is believed: each forged address gets a budget of its own.
-    direct = [httpx.post(f"{server.url}/api/auth/guest", headers={"X-Forwarded-For": f"{a}, 10.0.0.1"},
+    direct = [local_http.post(f"{server.url}/api/auth/guest", headers={"X-Forwarded-For": f"{a}, 10.0.0.1"},
                          timeout=30).status_code for a in forged[:4]]
     assert direct == [200] * 4
     with _proxy([server.port], tmp_path) as url:
-        through = [httpx.post(f"{url}/api/auth/guest", headers={"X-Forwarded-For": a}, timeout=30).status_code
+        through = [local_http.post(f"{url}/api/auth/guest", headers={"X-Forwarded-For": a}, timeout=30).status_code
                    for a in forged]
     assert through == [200] * 3 + [429] * 3
 
@@ -121,9 +122,9 @@ def test_two_replicas_behind_the_proxy_are_one_portal(start_server: Callable[...
     with _proxy([s.port for s in servers], tmp_path) as url:
         nodes = set()
         deadline = time.monotonic() + 15
-        while len(nodes) < 2 or any(httpx.get(f"{s.url}/healthz").json()["nodes"] != 2 for s in servers):
+        while len(nodes) < 2 or any(local_http.get(f"{s.url}/healthz").json()["nodes"] != 2 for s in servers):
             assert time.monotonic() < deadline, "the proxy never reached both processes"
-            nodes.add(httpx.get(f"{url}/healthz", timeout=10).json()["node"])  # nginx takes turns
+            nodes.add(local_http.get(f"{url}/healthz", timeout=10).json()["node"])  # nginx takes turns
         a, b, table_id = open_pair(url, url.replace("http://", "ws://") + "/ws")
         try:
             for client in (a, b):

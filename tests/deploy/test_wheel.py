@@ -25,6 +25,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import local_http
 from tests.conftest import ROOT, free_port
 
 # Never part of a wheel; copying them would only cost time (or race with a build in the tree).
@@ -122,7 +123,7 @@ def _serving(installed: Installed) -> Iterator[str]:
             assert proc.poll() is None, f"the server exited:\n{log.read_text()[-3000:]}"
             assert time.monotonic() < deadline, f"the server did not start:\n{log.read_text()[-3000:]}"
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                if local_http.get(f"{url}/healthz", timeout=2).status_code == 200:
                     break
             time.sleep(0.2)
         yield url

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import httpx
 from sqlalchemy import select
 
 from server.store.db import engine_for, session_factory, upgrade
 from server.store.models import Puzzle
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.puzzles.rows import player_cards
 from tests.puzzles.test_routes import Player, _register
@@ -63,11 +63,11 @@ def test_found_puzzles_are_served_solved_and_failed(pg_url: str, start_server: C
     assert r.status_code == 200 and failed["result"] == "wrong", r.text
     assert [m["card"] for m in failed["refutation"]] == data["refutations"][0][wrong]
     assert failed["rating"]["change"] < 0
-    profiles = [httpx.get(f"{server.url}/api/players/{name}", timeout=10).json()["puzzles"] for name in ("sol", "fay")]
+    profiles = [local_http.get(f"{server.url}/api/players/{name}", timeout=10).json()["puzzles"] for name in ("sol", "fay")]
     assert [(p["attempts"], p["solved"]) for p in profiles] == [(1, 1), (1, 0)]
     assert profiles[0]["rating"] > 1500 > profiles[1]["rating"]  # a puzzle solved, a puzzle failed, from 1500
     with session_factory(pg_url)() as session:
         row = session.get(Puzzle, served["id"])
         assert row is not None and (row.attempts, row.solved) == (2, 1)
     engine_for(pg_url).dispose()
-    assert httpx.get(f"{server.url}/api/puzzles/{served['id']}").status_code == 401
+    assert local_http.get(f"{server.url}/api/puzzles/{served['id']}").status_code == 401

@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from server.store.models import PuzzleRating
 from server.store.ratings import Rating, update
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.puzzles.rows import player_cards, store_game_with_puzzle
 from tests.server.db import admin_token, db_session
@@ -21,7 +22,7 @@ SECRET = "secret-pw"
 
 
 def _register(url: str, name: str) -> tuple[str, int]:
-    r = httpx.post(f"{url}/api/auth/register", json={"username": name, "password": SECRET})
+    r = local_http.post(f"{url}/api/auth/register", json={"username": name, "password": SECRET})
     r.raise_for_status()
     return r.json()["token"], r.json()["user"]["id"]
 
@@ -39,13 +40,13 @@ class Player:
 
     def next(self, variant: str = "tressette") -> dict[str, Any]:
         """Ask for the next puzzle; return the answer's body."""
-        r = httpx.get(f"{self.url}/api/puzzles/next", params={"variant": variant}, headers=_auth(self.token))
+        r = local_http.get(f"{self.url}/api/puzzles/next", params={"variant": variant}, headers=_auth(self.token))
         assert r.status_code == 200, r.text
         return r.json()  # type: ignore[no-any-return]
 
     def attempt(self, puzzle_id: int, cards: Any) -> httpx.Response:
         """Send the cards played so far."""
-        return httpx.post(f"{self.url}/api/puzzles/{puzzle_id}/attempt", json={"cards": cards},
+        return local_http.post(f"{self.url}/api/puzzles/{puzzle_id}/attempt", json={"cards": cards},
                           headers=_auth(self.token))
 
 
@@ -138,13 +139,13 @@ def test_serve_solve_fail_and_refusals(db: str, request: pytest.FixtureRequest,
     alba = world["alba"]
     assert alba.next()["puzzle"]["replay"] is True
     admin = _auth(admin_token(pg_url))
-    whole = httpx.get(f"{server.url}/api/puzzles/{mid_id}", headers=admin).json()
+    whole = local_http.get(f"{server.url}/api/puzzles/{mid_id}", headers=admin).json()
     assert (whole["attempts"], whole["solved"], whole["solution"]) == (1, 1, mid["solution"])
-    listed = httpx.get(f"{server.url}/api/puzzles", params={"limit": 2}, headers=admin).json()
+    listed = local_http.get(f"{server.url}/api/puzzles", params={"limit": 2}, headers=admin).json()
     assert len(listed["puzzles"]) == 2 and listed["total"] == 5
-    assert httpx.get(f"{server.url}/api/puzzles", headers=_auth(cene.token)).status_code == 403
-    assert httpx.get(f"{server.url}/api/puzzles/{mid_id}", headers=_auth(cene.token)).status_code == 200  # answered
-    assert httpx.get(f"{server.url}/api/puzzles/{mid_id}", headers=_auth(alba.token)).status_code == 403
+    assert local_http.get(f"{server.url}/api/puzzles", headers=_auth(cene.token)).status_code == 403
+    assert local_http.get(f"{server.url}/api/puzzles/{mid_id}", headers=_auth(cene.token)).status_code == 200  # answered
+    assert local_http.get(f"{server.url}/api/puzzles/{mid_id}", headers=_auth(alba.token)).status_code == 403
 
 
 def test_concurrent_answers_lose_no_update_and_guests_keep_their_rating(
@@ -152,7 +153,7 @@ def test_concurrent_answers_lose_no_update_and_guests_keep_their_rating(
     """Attempts on one puzzle at once all count; a guest's puzzle rating survives registering."""
     server = start_server(pg_url)
     world = _setup(pg_url, server)
-    players = [Player(server.url, httpx.post(f"{server.url}/api/auth/guest").json()["token"]) for _ in range(4)]
+    players = [Player(server.url, local_http.post(f"{server.url}/api/auth/guest").json()["token"]) for _ in range(4)]
     mid_id, mid, _ = world["puzzles"]["mid"]
     for p in players:
         assert p.next()["puzzle"]["id"] == mid_id
@@ -167,10 +168,10 @@ def test_concurrent_answers_lose_no_update_and_guests_keep_their_rating(
     befores = sorted(a.json()["puzzle_rating"]["before"] for a in answers)
     assert len(set(befores)) == 4  # each saw the rating the one before left: none was lost
     admin = _auth(admin_token(pg_url))
-    assert httpx.get(f"{server.url}/api/puzzles/{mid_id}", headers=admin).json()["attempts"] == 4
+    assert local_http.get(f"{server.url}/api/puzzles/{mid_id}", headers=admin).json()["attempts"] == 4
     guest = players[0]
     rating = guest.next()["you"]["rating"]
-    r = httpx.post(f"{server.url}/api/auth/upgrade", json={"username": "dora", "password": SECRET},
+    r = local_http.post(f"{server.url}/api/auth/upgrade", json={"username": "dora", "password": SECRET},
                    headers=_auth(guest.token))
     assert r.status_code == 200, r.text
     dora = Player(server.url, r.json()["token"])
@@ -182,10 +183,10 @@ def test_concurrent_answers_lose_no_update_and_guests_keep_their_rating(
 def test_puzzle_requests_are_limited_per_user(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
     """Past ``puzzle_requests`` in the window: 429 with ``Retry-After`` and the code ``throttled``."""
     server = start_server(pg_url, TRESET_PUZZLE_REQUESTS="3")
-    guest = Player(server.url, httpx.post(f"{server.url}/api/auth/guest").json()["token"])
+    guest = Player(server.url, local_http.post(f"{server.url}/api/auth/guest").json()["token"])
     for _ in range(3):
         assert guest.next()["puzzle"] is None
-    r = httpx.get(f"{server.url}/api/puzzles/next", headers=_auth(guest.token))
+    r = local_http.get(f"{server.url}/api/puzzles/next", headers=_auth(guest.token))
     assert (r.status_code, r.json()["code"]) == (429, "throttled") and int(r.headers["Retry-After"]) >= 1
-    other = Player(server.url, httpx.post(f"{server.url}/api/auth/guest").json()["token"])
+    other = Player(server.url, local_http.post(f"{server.url}/api/auth/guest").json()["token"])
     assert other.next()["puzzle"] is None  # another user's budget is their own

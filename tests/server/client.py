@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 from websockets.sync.client import ClientConnection, connect
 
+from tests import local_http
 from tressette import Deal, card_name, view_of
 
 Msg = dict[str, Any]
@@ -17,7 +17,7 @@ Msg = dict[str, Any]
 
 def guest_token(base_url: str) -> tuple[str, Msg]:
     """Create a guest account; return its token and user."""
-    r = httpx.post(f"{base_url}/api/auth/guest", timeout=10)
+    r = local_http.post(f"{base_url}/api/auth/guest", timeout=10)
     r.raise_for_status()
     body = r.json()
     return body["token"], body["user"]

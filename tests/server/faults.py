@@ -21,6 +21,7 @@ from sqlalchemy import select
 from websockets.exceptions import ConnectionClosed
 
 from server.store.models import Game, Move
+from tests import local_http
 from tests.conftest import free_port
 from tests.server.client import Client, Msg, cards_played, guest_token, is_table, my_turn
 from tests.server.db import db_session
@@ -225,7 +226,7 @@ def wait_health(url: str, pred: object, timeout: float = 20) -> dict[str, object
     deadline = time.time() + timeout
     while True:
         with contextlib.suppress(httpx.HTTPError):
-            health: dict[str, object] = httpx.get(f"{url}/healthz", timeout=3).json()
+            health: dict[str, object] = local_http.get(f"{url}/healthz", timeout=3).json()
             if pred(health):  # type: ignore[operator]
                 return health
         assert time.time() < deadline, "the health check never said so"

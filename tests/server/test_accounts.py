@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import httpx
 import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.store.models import Game, UserTotals
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.server.client import Client, guest_token, is_table, open_pair
 
@@ -34,14 +34,14 @@ def test_logout_revokes_the_token(pg_url: str, start_server: Callable[..., LiveS
     c = Client(server.ws_url, token)
     keep = Client(server.ws_url, other)
     c.wait_for(lambda m: m["type"] == "welcome")
-    assert httpx.get(f"{server.url}/api/me", headers=_auth(token), timeout=5).json() == user
+    assert local_http.get(f"{server.url}/api/me", headers=_auth(token), timeout=5).json() == user
 
-    r = httpx.post(f"{server.url}/api/auth/logout", headers=_auth(token), timeout=5)
+    r = local_http.post(f"{server.url}/api/auth/logout", headers=_auth(token), timeout=5)
     assert (r.status_code, r.json()) == (200, {})
     _closed_with(c, 4401)
-    assert httpx.get(f"{server.url}/api/me", headers=_auth(token), timeout=5).status_code == 401
-    assert httpx.post(f"{server.url}/api/auth/logout", headers=_auth(token), timeout=5).status_code == 401
-    assert httpx.post(f"{server.url}/api/auth/logout", timeout=5).status_code == 401
+    assert local_http.get(f"{server.url}/api/me", headers=_auth(token), timeout=5).status_code == 401
+    assert local_http.post(f"{server.url}/api/auth/logout", headers=_auth(token), timeout=5).status_code == 401
+    assert local_http.post(f"{server.url}/api/auth/logout", timeout=5).status_code == 401
     try:
         _closed_with(Client(server.ws_url, token), 4401)
     except InvalidStatus as exc:  # a server may also refuse the handshake itself
@@ -60,16 +60,16 @@ def test_guest_upgrade_keeps_the_account(pg_url: str, start_server: Callable[...
     b_seat = playing["you"]
     a.send({"type": "leave_table", "table_id": table_id})  # a forfeits: one finished game for both
     b.wait_for(lambda m: is_table(m) and (m["event"] or {}).get("kind") == "leave")
-    guest = httpx.get(f"{server.url}/api/me", headers=_auth(b.token), timeout=5).json()
+    guest = local_http.get(f"{server.url}/api/me", headers=_auth(b.token), timeout=5).json()
     assert guest["role"] == "guest"
 
     body = {"username": "ana_b", "password": "secret-1"}
     for bad, code in (({"username": "guest-ana", "password": "secret-1"}, 422),
                       ({"username": "ana_b", "password": "short"}, 422)):
-        assert httpx.post(f"{server.url}/api/auth/upgrade", json=bad, headers=_auth(b.token),
+        assert local_http.post(f"{server.url}/api/auth/upgrade", json=bad, headers=_auth(b.token),
                           timeout=5).status_code == code
-    assert httpx.post(f"{server.url}/api/auth/upgrade", json=body, timeout=5).status_code == 401
-    r = httpx.post(f"{server.url}/api/auth/upgrade", json=body, headers=_auth(b.token), timeout=10)
+    assert local_http.post(f"{server.url}/api/auth/upgrade", json=body, timeout=5).status_code == 401
+    r = local_http.post(f"{server.url}/api/auth/upgrade", json=body, headers=_auth(b.token), timeout=10)
     assert r.status_code == 200, r.text
     upgraded = r.json()
     assert upgraded["user"] == {"id": guest["id"], "username": "ana_b", "role": "player"}
@@ -77,15 +77,15 @@ def test_guest_upgrade_keeps_the_account(pg_url: str, start_server: Callable[...
     renamed = b.wait_for(lambda m: is_table(m) and m["table"]["players"][b_seat]["username"] == "ana_b")
     assert renamed["table"]["id"] == table_id
     for token in (upgraded["token"], b.token):  # the old guest token keeps working
-        assert httpx.get(f"{server.url}/api/me", headers=_auth(token), timeout=5).json() == upgraded["user"]
-    login = httpx.post(f"{server.url}/api/auth/login", json=body, timeout=10).json()
+        assert local_http.get(f"{server.url}/api/me", headers=_auth(token), timeout=5).json() == upgraded["user"]
+    login = local_http.post(f"{server.url}/api/auth/login", json=body, timeout=10).json()
     assert login["user"]["id"] == guest["id"]
 
     # A taken name is refused; a registered player is no guest.
     other, _ = guest_token(server.url)
-    assert httpx.post(f"{server.url}/api/auth/upgrade", json=body, headers=_auth(other),
+    assert local_http.post(f"{server.url}/api/auth/upgrade", json=body, headers=_auth(other),
                       timeout=10).status_code == 409
-    assert httpx.post(f"{server.url}/api/auth/upgrade", json={"username": "ana_c", "password": "secret-1"},
+    assert local_http.post(f"{server.url}/api/auth/upgrade", json={"username": "ana_c", "password": "secret-1"},
                       headers=_auth(upgraded["token"]), timeout=10).status_code == 403
 
     engine = create_engine(pg_url)

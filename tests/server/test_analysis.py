@@ -19,6 +19,7 @@ import httpx
 from sqlalchemy import func, select
 
 from server.store.models import Analysis, Game, Move, MoveAnalysis
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.server.analysis_bot import AnalysisBot, label_of
 from tests.server.client import Client, guest_token, is_table, open_pair, play_until_over
@@ -44,7 +45,7 @@ def _play_game(server: LiveServer) -> tuple[int, Client, Client]:
 
 
 def _analysis(server: LiveServer, game_id: int, token: str) -> httpx.Response:
-    return httpx.get(f"{server.url}/api/games/{game_id}/analysis", headers=_auth(token), timeout=10)
+    return local_http.get(f"{server.url}/api/games/{game_id}/analysis", headers=_auth(token), timeout=10)
 
 
 def _wait_done(server: LiveServer, game_id: int, token: str, version: str) -> dict[str, Any]:
@@ -68,12 +69,12 @@ def test_queue_bot_store_access_rerun_and_exports(pg_url: str, start_server: Cal
     r = _analysis(server, game_id, a.token)
     assert r.status_code == 202 and r.json() == {"status": "queued", "position": 1, "bots": 0}
     # Access: as the replay (401 without a token, 403 others, 404 unknown or in progress; 422 out of range).
-    assert httpx.get(f"{server.url}/api/games/{game_id}/analysis").status_code == 401
+    assert local_http.get(f"{server.url}/api/games/{game_id}/analysis").status_code == 401
     assert _analysis(server, game_id, other).status_code == 403
-    assert httpx.post(f"{server.url}/api/games/{game_id}/analysis", headers=_auth(other)).status_code == 403
+    assert local_http.post(f"{server.url}/api/games/{game_id}/analysis", headers=_auth(other)).status_code == 403
     for bad, status in ((game_id + 1000, 404), (2**31, 422), (2**63, 422), (2**70, 422), (-1, 422), (0, 422)):
         assert _analysis(server, bad, a.token).status_code == status, bad
-        assert httpx.post(f"{server.url}/api/games/{bad}/analysis", headers=_auth(a.token)).status_code == status
+        assert local_http.post(f"{server.url}/api/games/{bad}/analysis", headers=_auth(a.token)).status_code == status
     c, d, _ = open_pair(server.url, server.ws_url)  # a deal in progress is never exposed
     c.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
     with db_session(pg_url) as s:
@@ -94,7 +95,7 @@ def test_queue_bot_store_access_rerun_and_exports(pg_url: str, start_server: Cal
         assert record["first_leader"] == game.first_leader
     r = _analysis(server, game_id, a.token)
     assert r.status_code == 202 and r.json() == {"status": "running", "position": 0, "bots": 1}
-    assert httpx.get(f"{server.url}/healthz").json()["analysis_running"] == 1
+    assert local_http.get(f"{server.url}/healthz").json()["analysis_running"] == 1
 
     bot.answer(job, version="1.0")
     body = _wait_done(server, game_id, a.token, "1.0")
@@ -110,25 +111,25 @@ def test_queue_bot_store_access_rerun_and_exports(pg_url: str, start_server: Cal
         assert row is not None and row.accuracy0 == body["players"][0]["accuracy"]
 
     # The profile shows the average accuracy per variant.
-    me = httpx.get(f"{server.url}/api/me", headers=_auth(a.token)).json()
+    me = local_http.get(f"{server.url}/api/me", headers=_auth(a.token)).json()
     with db_session(pg_url) as s:
         game = s.get(Game, game_id)
         assert game is not None
         seat = 0 if game.player0_id == me["id"] else 1
-    totals = httpx.get(f"{server.url}/api/players/{me['username']}").json()["totals"]["tressette"]
+    totals = local_http.get(f"{server.url}/api/players/{me['username']}").json()["totals"]["tressette"]
     assert totals["analysed"] == 1 and totals["accuracy"] == round(body["players"][seat]["accuracy"], 1)
 
     # Admins: the per-move figures in both export formats (empty for the unanalysed), status in game search.
-    csv_text = httpx.get(f"{server.url}/api/admin/moves/export", params={"format": "csv"},
+    csv_text = local_http.get(f"{server.url}/api/admin/moves/export", params={"format": "csv"},
                          headers=_auth(admin)).text
     exported = [r for r in csv.DictReader(io.StringIO(csv_text)) if int(r["game_id"]) == game_id]
     assert [float(r["loss"]) for r in exported] == [m["loss"] for m in body["moves"]]
     assert [r["label"] for r in exported] == [m["label"] for m in body["moves"]]
     assert [r["best_card"] for r in exported] == [m["best"] for m in body["moves"]]
-    nd = httpx.get(f"{server.url}/api/admin/moves/export", params={"format": "ndjson"}, headers=_auth(admin))
+    nd = local_http.get(f"{server.url}/api/admin/moves/export", params={"format": "ndjson"}, headers=_auth(admin))
     lines = [json.loads(x) for x in nd.text.splitlines()]
     assert [x["loss"] for x in lines if x["game_id"] == game_id] == [m["loss"] for m in body["moves"]]
-    found = httpx.get(f"{server.url}/api/admin/games", params={"analysis": "done"}, headers=_auth(admin)).json()
+    found = local_http.get(f"{server.url}/api/admin/games", params={"analysis": "done"}, headers=_auth(admin)).json()
     assert [g["id"] for g in found["games"]] == [game_id] and found["games"][0]["analysis"] == "done"
 
     # A second game analysed by a newer version makes the first one outdated: its player may re-run it.
@@ -136,16 +137,16 @@ def test_queue_bot_store_access_rerun_and_exports(pg_url: str, start_server: Cal
     bot.answer(bot.job(), version="1.1")
     _wait_done(server, game2, a2.token, "1.1")
     assert _analysis(server, game_id, a.token).json()["outdated"] is True
-    r = httpx.post(f"{server.url}/api/games/{game2}/analysis", headers=_auth(a2.token))
+    r = local_http.post(f"{server.url}/api/games/{game2}/analysis", headers=_auth(a2.token))
     assert r.status_code == 200 and r.json() == {"status": "done", "version": "1.1", "outdated": False}
-    assert httpx.post(f"{server.url}/api/games/{game2}/analysis?force=true",
+    assert local_http.post(f"{server.url}/api/games/{game2}/analysis?force=true",
                       headers=_auth(a2.token)).status_code == 403
-    r = httpx.post(f"{server.url}/api/games/{game_id}/analysis", headers=_auth(a.token))
+    r = local_http.post(f"{server.url}/api/games/{game_id}/analysis", headers=_auth(a.token))
     assert r.status_code == 202 and r.json()["status"] in ("queued", "running")
     bot.answer(bot.job(), version="1.1", spread=4)
     again = _wait_done(server, game_id, a.token, "1.1")
     # An admin forces a re-run of a current one; the new analysis replaces the old (one row per game).
-    r = httpx.post(f"{server.url}/api/games/{game_id}/analysis", params={"force": "true"}, headers=_auth(admin))
+    r = local_http.post(f"{server.url}/api/games/{game_id}/analysis", params={"force": "true"}, headers=_auth(admin))
     assert r.status_code == 202
     bot.answer(bot.job(), version="1.2", spread=6)
     third = _wait_done(server, game_id, a.token, "1.2")
@@ -196,7 +197,7 @@ def test_lost_bot_errors_stale_answers_and_restart(pg_url: str, start_server: Ca
         time.sleep(0.1)
     assert _analysis(server, game2, a2.token).json() == {"status": "failed", "error": "the search ran out of memory",
                                                          "bots": 1}
-    assert httpx.post(f"{server.url}/api/games/{game2}/analysis", headers=_auth(a2.token)).status_code == 202
+    assert local_http.post(f"{server.url}/api/games/{game2}/analysis", headers=_auth(a2.token)).status_code == 202
     running = second.job()  # game2 again, now held by ``second`` while the server dies
     assert running["game_id"] == game2
     game3, a3, _ = _play_game(server)  # waits: the only slot is taken

@@ -6,7 +6,6 @@ import json
 import time
 from collections.abc import Callable
 
-import httpx
 import psycopg
 import pytest
 from sqlalchemy import create_engine, func, select
@@ -14,6 +13,7 @@ from sqlalchemy.orm import Session
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.store.models import Move
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.server.client import Client, is_table, my_turn, open_pair
 from tressette import ALL_CARDS, card_name
@@ -130,8 +130,8 @@ def test_unauthenticated_requests_are_refused(pg_url: str, start_server: Callabl
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
         except InvalidStatus as exc:  # a server may also refuse the handshake itself
             assert exc.response.status_code in (401, 403)
-    assert httpx.get(f"{server.url}/api/me", timeout=5).status_code == 401
-    assert httpx.get(f"{server.url}/api/me", headers={"Authorization": "Bearer nope"}, timeout=5).status_code == 401
+    assert local_http.get(f"{server.url}/api/me", timeout=5).status_code == 401
+    assert local_http.get(f"{server.url}/api/me", headers={"Authorization": "Bearer nope"}, timeout=5).status_code == 401
 
 
 def test_a_move_the_database_refuses_is_not_played(game: tuple) -> None:

@@ -11,12 +11,12 @@ import os
 import time
 from collections.abc import Callable
 
-import httpx
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
 from server.game.levels import FALLBACK_TIME_MS
 from server.store.models import Game, Move
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.forkserver import run_module
 from tests.server.client import Client, Msg, guest_token, is_table, my_turn
@@ -86,7 +86,7 @@ def test_bot_tables_survive_bots_coming_and_going(pg_url: str, start_server: Cal
     two = _bot(server, second_token, capacity=3)
     one.send({"type": "ping"})
     assert one.wait_for(lambda m: m["type"] == "pong")
-    health = httpx.get(f"{server.url}/healthz", timeout=5).json()
+    health = local_http.get(f"{server.url}/healthz", timeout=5).json()
     assert health["bots_connected"] == 2 and health["bot_capacity"] == 7 and health["bot_levels"] == ["normal"]
 
     table_id = _open_bot_table(human, "kifameno")
@@ -106,7 +106,7 @@ def test_bot_tables_survive_bots_coming_and_going(pg_url: str, start_server: Cal
     waiting = human.wait_for(lambda m: is_table(m) and (m["event"] or {}).get("kind") == "notice"
                              and m["table"]["notice"] is not None)
     assert waiting["table"]["turn_deadline"] is None  # no bot, no clock: the bot seat does not forfeit
-    assert httpx.get(f"{server.url}/healthz", timeout=5).json()["bots_connected"] == 0
+    assert local_http.get(f"{server.url}/healthz", timeout=5).json()["bots_connected"] == 0
     # Bots are stateless: the reconnected bot is sent the pending turn again.
     back = _bot(server, second_token)
     resent = back.wait_for(lambda m: m["type"] == "bot_turn")
@@ -134,7 +134,7 @@ def test_only_bot_accounts_may_say_bot_hello(sqlite_url: str, start_server: Call
     person = Client(server.ws_url, guest_token(server.url)[0])
     person.send({"type": "bot_hello", "levels": ["normal"], "capacity": 2})
     assert person.error()["code"] == "bad_message"
-    assert httpx.get(f"{server.url}/healthz", timeout=5).json()["bots_connected"] == 0
+    assert local_http.get(f"{server.url}/healthz", timeout=5).json()["bots_connected"] == 0
     bot = _bot(server, BOT_TOKEN)
     bot.send({"type": "create_table", "variant": "tressette"})
     assert bot.error()["code"] == "bad_message"
@@ -186,7 +186,7 @@ def test_a_bot_is_never_sent_more_turns_than_its_capacity(pg_url: str,
     one, two = (Client(server.ws_url, guest_token(server.url)[0]) for _ in range(2))
     first_table = _open_bot_table(one, "tressette")
     held = _run(one, bot, first_table, lambda m: m["type"] == "bot_turn", answer=False, timeout=15)
-    assert httpx.get(f"{server.url}/healthz", timeout=5).json()["bot_capacity"] == 0
+    assert local_http.get(f"{server.url}/healthz", timeout=5).json()["bot_capacity"] == 0
     second_table = _open_bot_table(two, "kifameno")
     busy = two.wait_for(lambda m: is_table(m) and m["table"]["notice"] is not None)
     assert busy["table"]["notice"]["code"] == "bots_busy" and busy["table"]["turn_deadline"] is None
@@ -203,7 +203,7 @@ def test_a_bot_is_never_sent_more_turns_than_its_capacity(pg_url: str,
 def test_the_server_learns_the_levels_from_bot_hello(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
     """Before any bot, the fallback levels (none available); then a bot's ``level_info`` adds and times levels."""
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
-    before = httpx.get(f"{server.url}/api/bot-levels", timeout=5).json()["levels"]
+    before = local_http.get(f"{server.url}/api/bot-levels", timeout=5).json()["levels"]
     fallback = [(name, ms, False) for name, ms in FALLBACK_TIME_MS.items()]  # the shipped agent's ladder
     assert [(lv["name"], lv["time_ms"], lv["available"]) for lv in before] == fallback
     bot = Client(server.ws_url, BOT_TOKEN)
@@ -212,7 +212,7 @@ def test_the_server_learns_the_levels_from_bot_hello(pg_url: str, start_server: 
               "level_info": [{"name": "normal", "time_ms": 250}, {"name": "brutal", "time_ms": 2000}]})
     bot.send({"type": "ping"})
     assert bot.wait_for(lambda m: m["type"] == "pong")
-    after = httpx.get(f"{server.url}/api/bot-levels", timeout=5).json()["levels"]
+    after = local_http.get(f"{server.url}/api/bot-levels", timeout=5).json()["levels"]
     # The bot's word retimes "normal" and adds "brutal" (after the fallback's levels); the rest wait for a bot.
     assert [(lv["name"], lv["time_ms"], lv["available"]) for lv in after] == [
         (name, 250, True) if name == "normal" else (name, ms, False) for name, ms, _ in fallback] + [("brutal", 2000, True)]

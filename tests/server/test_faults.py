@@ -16,12 +16,12 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy import text
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from tests import local_http
 from tests.bot.test_bot_games import BOT_TOKEN
 from tests.conftest import LiveServer
 from tests.server.analysis_bot import AnalysisBot
@@ -169,10 +169,10 @@ def test_a_database_outage_leaves_nothing_stuck(own_pg: OwnPostgres, start_serve
     joiner.send({"type": "join_table", "table_id": waiting})
     refused = joiner.error()
     assert refused["code"] == "internal"
-    r = httpx.post(f"{server.url}/api/auth/guest", timeout=10)
+    r = local_http.post(f"{server.url}/api/auth/guest", timeout=10)
     assert r.status_code == 503 and r.headers["retry-after"]
-    assert httpx.get(f"{server.url}/readyz", timeout=10).status_code == 503
-    assert httpx.get(f"{server.url}/healthz", timeout=10).status_code == 200
+    assert local_http.get(f"{server.url}/readyz", timeout=10).status_code == 503
+    assert local_http.get(f"{server.url}/healthz", timeout=10).status_code == 200
     with connect(server.ws_url, open_timeout=10) as ws:  # a new socket's sign-in: told, then closed
         ws.send(json.dumps({"type": "auth", "token": token}))
         told = ws.recv(timeout=10)
@@ -185,7 +185,7 @@ def test_a_database_outage_leaves_nothing_stuck(own_pg: OwnPostgres, start_serve
     own_pg.start()
 
     driver.run_to_end(timeout=120)
-    assert httpx.get(f"{server.url}/readyz", timeout=10).status_code == 200
+    assert local_http.get(f"{server.url}/readyz", timeout=10).status_code == 200
     joiner.send({"type": "join_table", "table_id": waiting})  # the refused join left no seat: it works now
     assert joiner.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")["table"]["you"] == 1
     deadline = time.time() + 20
@@ -196,7 +196,7 @@ def test_a_database_outage_leaves_nothing_stuck(own_pg: OwnPostgres, start_serve
             break
         assert time.time() < deadline, status
         time.sleep(0.3)
-    assert httpx.get(f"{server.url}/healthz").json()["analysis_unstored"] == 0
+    assert local_http.get(f"{server.url}/healthz").json()["analysis_unstored"] == 0
     ends = check_stored_games(own_pg.url)
     print("ends:", ends, "errors:", dict(driver.errors))
     assert ends == {"finished": 11, "playing": 1}  # the ten and the first; the joined one just started

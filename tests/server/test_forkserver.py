@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import local_http
 from tests.agent.test_solver import THESIS
 from tests.conftest import ROOT, free_port, launch_server
 from tests.forkserver import fork_server, run_module
@@ -23,14 +24,14 @@ def test_a_forked_server_reads_its_own_environment_and_dies_by_its_signal(sqlite
     server = launch_server(sqlite_url, tmp_path, TRESET_LOG_FORMAT="json")
     try:
         assert server.proc.pid != os.getpid() and server.proc.poll() is None
-        assert httpx.get(f"{server.url}/healthz").json()["status"] == "ok"
+        assert local_http.get(f"{server.url}/healthz").json()["status"] == "ok"
         lines = [line for line in server.log().splitlines() if line.strip()]
         assert lines and all(json.loads(line)["level"] for line in lines)  # every line a JSON object
     finally:
         server.kill()
     assert server.proc.returncode == -signal.SIGKILL
     with pytest.raises(httpx.HTTPError):
-        httpx.get(f"{server.url}/healthz", timeout=1)
+        local_http.get(f"{server.url}/healthz", timeout=1)
 
 
 def test_a_forked_server_exits_with_the_commands_code_and_message(tmp_path: Path) -> None:

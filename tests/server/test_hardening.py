@@ -10,7 +10,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
@@ -18,6 +17,7 @@ from websockets.sync.client import connect
 from server.store import repos
 from server.store.db import upgrade
 from server.store.models import AuthToken
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.server.client import Client, guest_token, is_table
 from tests.server.db import admin_token, db_session
@@ -61,7 +61,7 @@ def test_socket_signs_in_with_its_first_message_and_no_token_reaches_the_log(
 
     with connect(f"{server.ws_url}?token={token}") as ws:  # the old way, for old clients
         assert json.loads(ws.recv(timeout=5))["user"]["id"] == user["id"]
-    httpx.get(f"{server.url}/api/tables?token={token}", timeout=5)
+    local_http.get(f"{server.url}/api/tables?token={token}", timeout=5)
     time.sleep(0.3)
     log = server.log()
     assert "/ws?token=[redacted]" in log and "/api/tables?token=[redacted]" in log
@@ -82,9 +82,9 @@ def test_sessions_expire_when_idle_and_admins_revoke_tokens(
             assert row is not None
             row.created_at = row.last_used_at = datetime.now(UTC) - timedelta(days=days)
         session.commit()
-    assert httpx.get(f"{server.url}/api/me", headers=_auth(token)).status_code == 200  # 29 days idle: still valid
-    assert httpx.get(f"{server.url}/api/me", headers=_auth(other)).status_code == 401  # 31: expired
-    assert httpx.get(f"{server.url}/api/me", headers=_auth(bot)).status_code == 200  # an API token
+    assert local_http.get(f"{server.url}/api/me", headers=_auth(token)).status_code == 200  # 29 days idle: still valid
+    assert local_http.get(f"{server.url}/api/me", headers=_auth(other)).status_code == 401  # 31: expired
+    assert local_http.get(f"{server.url}/api/me", headers=_auth(bot)).status_code == 200  # an API token
     with db_session(pg_url) as session:
         row = session.get(AuthToken, repos.hash_token(token))
         assert row is not None and row.last_used_at is not None
@@ -96,12 +96,12 @@ def test_sessions_expire_when_idle_and_admins_revoke_tokens(
     c = Client(server.ws_url, token)
     assert c.recv()["type"] == "welcome"
     name = user["username"]
-    assert httpx.post(f"{server.url}/api/admin/users/{name}/revoke-tokens", headers=_auth(token)).status_code == 403
-    r = httpx.post(f"{server.url}/api/admin/users/{name}/revoke-tokens", headers=_auth(admin))
+    assert local_http.post(f"{server.url}/api/admin/users/{name}/revoke-tokens", headers=_auth(token)).status_code == 403
+    r = local_http.post(f"{server.url}/api/admin/users/{name}/revoke-tokens", headers=_auth(admin))
     assert r.status_code == 200 and r.json() == {"username": name, "revoked": 1, "sockets_closed": 1}
     assert _closed_code(c) == 4401
-    assert httpx.get(f"{server.url}/api/me", headers=_auth(token)).status_code == 401
-    assert httpx.post(f"{server.url}/api/admin/users/nobody/revoke-tokens", headers=_auth(admin)).status_code == 404
+    assert local_http.get(f"{server.url}/api/me", headers=_auth(token)).status_code == 401
+    assert local_http.post(f"{server.url}/api/admin/users/nobody/revoke-tokens", headers=_auth(admin)).status_code == 404
 
 
 def test_sign_in_registration_and_guests_are_throttled(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
@@ -109,24 +109,24 @@ def test_sign_in_registration_and_guests_are_throttled(pg_url: str, start_server
     server = start_server(pg_url, TRESET_LOGIN_PER_ACCOUNT="3", TRESET_AUTH_PER_ADDRESS="8",
                           TRESET_AUTH_WINDOW_S="60", TRESET_GUESTS_PER_ADDRESS="3", TRESET_GUEST_WINDOW_S="60")
     creds = {"username": "carla", "password": "right-password"}
-    assert httpx.post(f"{server.url}/api/auth/register", json=creds).status_code == 200
-    assert httpx.post(f"{server.url}/api/auth/login", json=creds).status_code == 200  # successes cost nothing
+    assert local_http.post(f"{server.url}/api/auth/register", json=creds).status_code == 200
+    assert local_http.post(f"{server.url}/api/auth/login", json=creds).status_code == 200  # successes cost nothing
     for _ in range(3):
-        wrong = httpx.post(f"{server.url}/api/auth/login", json={**creds, "password": "wrong-password"})
+        wrong = local_http.post(f"{server.url}/api/auth/login", json={**creds, "password": "wrong-password"})
         assert wrong.status_code == 401
-    refused = httpx.post(f"{server.url}/api/auth/login", json=creds)  # even the right password, now
+    refused = local_http.post(f"{server.url}/api/auth/login", json=creds)  # even the right password, now
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
     # The address's budget (8 in the window: 1 registration + 4 sign-ins so far; the refusal above, made
     # before the address was counted, did not count) runs out for every account.
     dora = {"username": "dora", "password": "pw-dora"}
-    assert httpx.post(f"{server.url}/api/auth/register", json=dora).status_code == 200
+    assert local_http.post(f"{server.url}/api/auth/register", json=dora).status_code == 200
     for _ in range(2):
-        assert httpx.post(f"{server.url}/api/auth/login", json=dora).status_code == 200
-    r = httpx.post(f"{server.url}/api/auth/login", json=dora)
+        assert local_http.post(f"{server.url}/api/auth/login", json=dora).status_code == 200
+    r = local_http.post(f"{server.url}/api/auth/login", json=dora)
     assert r.status_code == 429 and "Retry-After" in r.headers
     for _ in range(3):
-        assert httpx.post(f"{server.url}/api/auth/guest").status_code == 200
-    r = httpx.post(f"{server.url}/api/auth/guest")
+        assert local_http.post(f"{server.url}/api/auth/guest").status_code == 200
+    r = local_http.post(f"{server.url}/api/auth/guest")
     assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
 
 
@@ -202,15 +202,15 @@ def test_reserved_names_are_refused(pg_url: str, start_server: Callable[..., Liv
     """admin, root, bot…, guest-…, system, treset (any case) cannot be registered, nor taken by a guest."""
     server = start_server(pg_url)
     for name in ("admin", "Admin", "root", "bot-easy", "Bot", "guest-1234", "system", "treset", "moderator"):
-        r = httpx.post(f"{server.url}/api/auth/register", json={"username": name, "password": "secret-1"})
+        r = local_http.post(f"{server.url}/api/auth/register", json={"username": name, "password": "secret-1"})
         assert r.status_code == 422 and "reserved" in r.json()["detail"], name
     token, _ = guest_token(server.url)
-    r = httpx.post(f"{server.url}/api/auth/upgrade", json={"username": "root", "password": "secret-1"},
+    r = local_http.post(f"{server.url}/api/auth/upgrade", json={"username": "root", "password": "secret-1"},
                    headers=_auth(token))
     assert r.status_code == 422
-    r = httpx.post(f"{server.url}/api/auth/register", json={"username": "ab\u0000cd", "password": "secret-1"})
+    r = local_http.post(f"{server.url}/api/auth/register", json={"username": "ab\u0000cd", "password": "secret-1"})
     assert r.status_code == 422
-    r = httpx.post(f"{server.url}/api/auth/login", json={"username": "ab\u0000cd", "password": "secret-1"})
+    r = local_http.post(f"{server.url}/api/auth/login", json={"username": "ab\u0000cd", "password": "secret-1"})
     assert r.status_code == 422
 
 
@@ -218,16 +218,16 @@ def test_security_headers_and_api_docs(pg_url: str, start_server: Callable[..., 
     """Every answer carries the security headers; the API docs are off unless ``TRESET_API_DOCS=1``."""
     server = start_server(pg_url)
     for path in ("/", "/js/app.js", "/api/tables", "/healthz", "/api/me", "/api/players/%00"):
-        r = httpx.get(f"{server.url}{path}")
+        r = local_http.get(f"{server.url}{path}")
         assert "frame-ancestors 'none'" in r.headers["content-security-policy"], path
         assert "script-src 'self'" in r.headers["content-security-policy"]
         assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff"
         assert r.headers["referrer-policy"] == "no-referrer"
     for path in ("/docs", "/redoc", "/openapi.json"):
-        assert httpx.get(f"{server.url}{path}").status_code == 404
+        assert local_http.get(f"{server.url}{path}").status_code == 404
     with_docs = start_server(pg_url, TRESET_API_DOCS="1")
-    assert httpx.get(f"{with_docs.url}/openapi.json").status_code == 200
-    assert httpx.get(f"{with_docs.url}/docs").status_code == 200
+    assert local_http.get(f"{with_docs.url}/openapi.json").status_code == 200
+    assert local_http.get(f"{with_docs.url}/docs").status_code == 200
 
 
 def test_the_sqlite_file_is_private(tmp_path: Path, start_server: Callable[..., LiveServer]) -> None:

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from websockets.sync.client import connect
 
 from server.store.models import User
+from tests import local_http
 from tests.conftest import LiveServer, free_port
 from tests.forkserver import fork_module, run_module
 
@@ -24,18 +25,18 @@ def test_accounts(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
     """Register, log in, refuse a taken name and a wrong password, make guests; /healthz answers."""
     server = start_server(pg_url)
     u = server.url
-    r = httpx.post(f"{u}/api/auth/register", json={"username": "ana", "password": "secret-pw"})
+    r = local_http.post(f"{u}/api/auth/register", json={"username": "ana", "password": "secret-pw"})
     assert r.status_code == 200
     token = r.json()["token"]
-    assert httpx.get(f"{u}/api/me", headers={"Authorization": f"Bearer {token}"}).json()["username"] == "ana"
-    assert httpx.post(f"{u}/api/auth/register", json={"username": "ana", "password": "other-pw"}).status_code == 409
-    assert httpx.post(f"{u}/api/auth/register", json={"username": "a b", "password": "secret-pw"}).status_code == 422
-    assert httpx.post(f"{u}/api/auth/login", json={"username": "ana", "password": "wrong-pw"}).status_code == 401
-    login = httpx.post(f"{u}/api/auth/login", json={"username": "ana", "password": "secret-pw"})
+    assert local_http.get(f"{u}/api/me", headers={"Authorization": f"Bearer {token}"}).json()["username"] == "ana"
+    assert local_http.post(f"{u}/api/auth/register", json={"username": "ana", "password": "other-pw"}).status_code == 409
+    assert local_http.post(f"{u}/api/auth/register", json={"username": "a b", "password": "secret-pw"}).status_code == 422
+    assert local_http.post(f"{u}/api/auth/login", json={"username": "ana", "password": "wrong-pw"}).status_code == 401
+    login = local_http.post(f"{u}/api/auth/login", json={"username": "ana", "password": "secret-pw"})
     assert login.status_code == 200 and login.json()["token"] != token
-    g = httpx.post(f"{u}/api/auth/guest").json()
+    g = local_http.post(f"{u}/api/auth/guest").json()
     assert g["user"]["role"] == "guest" and g["user"]["username"].startswith("guest-")
-    health = httpx.get(f"{u}/healthz").json()
+    health = local_http.get(f"{u}/healthz").json()
     assert health["status"] == "ok" and health["db"] == "ok" and health["bots_connected"] == 0
     engine = create_engine(pg_url)
     with Session(engine) as s:
@@ -58,13 +59,13 @@ def test_default_database_and_account_commands(tmp_path: Path) -> None:
         url = f"http://127.0.0.1:{port}"
         for _ in range(150):
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{url}/healthz", timeout=2).json()["db"] == "ok":
+                if local_http.get(f"{url}/healthz", timeout=2).json()["db"] == "ok":
                     break
             time.sleep(0.2)
         assert (tmp_path / "var" / "treset.sqlite3").exists()
         made = bots("admin", "boss", "--password", "boss-password")
         assert made.returncode == 0, made.stderr
-        me = httpx.get(f"{url}/api/me", headers={"Authorization": f"Bearer {made.stdout.strip()}"}).json()
+        me = local_http.get(f"{url}/api/me", headers={"Authorization": f"Bearer {made.stdout.strip()}"}).json()
         assert me["username"] == "boss" and me["role"] == "admin"
         again = bots("admin", "boss", "--password", "boss-password")
         assert again.returncode == 2 and "exists" in again.stderr

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.server.db import admin_token
 
@@ -50,7 +51,7 @@ def test_every_route_refuses_hostile_values_without_a_500(db: str, request: pyte
     """Each parameter of each route (from OpenAPI) with each hostile value: a 4xx, never a 5xx or a broken body."""
     url = request.getfixturevalue("pg_url" if db == "pg" else "sqlite_url")
     server = start_server(url, TRESET_API_DOCS="1")
-    spec = httpx.get(f"{server.url}/openapi.json").json()
+    spec = local_http.get(f"{server.url}/openapi.json").json()
     admin = admin_token(url)
     cases = _requests(spec)
     assert len(cases) > 200
@@ -80,9 +81,9 @@ def test_named_cases_of_the_issue(db: str, request: pytest.FixtureRequest,
                  "/api/admin/games?offset=9223372036854775808", "/api/admin/games?player=a%00b",
                  "/api/admin/moves/export?player=a%00b", "/api/admin/moves/export?min_games=9223372036854775808",
                  "/api/admin/moves/export?min_rating=nan", "/api/admin/moves/export?format=ndjson&player=%00"):
-        r = httpx.get(f"{server.url}{path}", headers=admin)
+        r = local_http.get(f"{server.url}{path}", headers=admin)
         assert r.status_code == 422 and r.json()["detail"], (path, r.status_code, r.text[:200])
-    r = httpx.get(f"{server.url}/api/admin/moves/export?player=nobody", headers=admin)
+    r = local_http.get(f"{server.url}/api/admin/moves/export?player=nobody", headers=admin)
     assert r.status_code == 422  # an unknown player: refused before streaming, as before
-    r = httpx.post(f"{server.url}/api/auth/login", json={"username": "a\u0000b", "password": "secret-1"})
+    r = local_http.post(f"{server.url}/api/auth/login", json={"username": "a\u0000b", "password": "secret-1"})
     assert r.status_code == 422

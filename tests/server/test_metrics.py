@@ -10,7 +10,6 @@ import logging
 import re
 from collections.abc import Callable
 
-import httpx
 import yaml
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
@@ -18,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from server.api.app import create_app
 from server.logs import REQUEST_ID, TABLE_ID, USER_ID, JsonFormatter, QuietProbes
 from server.settings import Settings
+from tests import local_http
 from tests.conftest import ROOT, LiveServer
 from tests.server.client import Client, guest_token, is_table, my_turn, open_pair, play_until_over
 from tests.server.test_bots import BOT_TOKEN, _answer, _bot, _open_bot_table, _run
@@ -27,7 +27,7 @@ Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 def scrape(url: str) -> Samples:
     """Return every sample of ``url``/metrics by name and labels (parsed by prometheus_client)."""
-    r = httpx.get(f"{url}/metrics", timeout=10)
+    r = local_http.get(f"{url}/metrics", timeout=10)
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
     return {(s.name, tuple(sorted(s.labels.items()))): s.value
             for family in text_string_to_metric_families(r.text) for s in family.samples}
@@ -54,8 +54,8 @@ def test_metrics_move_with_a_played_deal(pg_url: str, start_server: Callable[...
     finally:
         a.close()
         b.close()
-    httpx.post(f"{server.url}/api/auth/guest", timeout=10).raise_for_status()  # the third of 3 guests
-    assert httpx.post(f"{server.url}/api/auth/guest", timeout=10).status_code == 429
+    local_http.post(f"{server.url}/api/auth/guest", timeout=10).raise_for_status()  # the third of 3 guests
+    assert local_http.post(f"{server.url}/api/auth/guest", timeout=10).status_code == 429
     after = scrape(server.url)
 
     def moved(name: str, **labels: str) -> float:
@@ -143,11 +143,11 @@ def test_json_logs_without_probes(sqlite_url: str, start_server: Callable[..., L
     """Every line a JSON server writes is a JSON object; requests carry their id; /healthz is not logged."""
     server = start_server(sqlite_url, TRESET_LOG_FORMAT="json")
     for _ in range(3):
-        httpx.get(f"{server.url}/healthz", timeout=10)
-        httpx.get(f"{server.url}/metrics", timeout=10)
-    answer = httpx.get(f"{server.url}/api/tables", timeout=10, headers={"X-Request-ID": "req-42"})
+        local_http.get(f"{server.url}/healthz", timeout=10)
+        local_http.get(f"{server.url}/metrics", timeout=10)
+    answer = local_http.get(f"{server.url}/api/tables", timeout=10, headers={"X-Request-ID": "req-42"})
     assert answer.headers["x-request-id"] == "req-42"
-    assert len(httpx.get(f"{server.url}/api/tables", timeout=10).headers["x-request-id"]) == 16  # our own
+    assert len(local_http.get(f"{server.url}/api/tables", timeout=10).headers["x-request-id"]) == 16  # our own
     server.stop()
     lines = [line for line in server.log().splitlines() if line.strip()]
     entries = [json.loads(line) for line in lines]  # every line, the migrations' and uvicorn's too

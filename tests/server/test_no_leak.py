@@ -10,12 +10,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 from websockets.asyncio.client import ClientConnection, connect
 
 from server.store.models import Game, Move
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.server.client import check_no_leak, guest_token
 from tressette import Deal, Variant
@@ -103,7 +103,7 @@ def test_many_games_never_leak_a_hidden_card(pg_url: str, start_server: Callable
     assert checked >= GAMES * 3 * 20
     # Everyone has left: after the grace period the server holds no table and no connection.
     for _ in range(50):
-        health = httpx.get(f"{server.url}/healthz", timeout=5).json()
+        health = local_http.get(f"{server.url}/healthz", timeout=5).json()
         if health["tables"] == 0:
             break
         time.sleep(0.2)

@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-import httpx
 import pytest
 from redis.asyncio import Redis
 from sqlalchemy import create_engine
@@ -23,6 +22,7 @@ from server.game.pairing import MemoryQueue, SeekEntry, Widening, compatible, ma
 from server.game.pairing_redis import RedisQueue
 from server.game.records import MemoryStore
 from server.store.models import UserTotals
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.server.client import Client, Msg, guest_token, is_table
 from tests.server.test_game_service import make_hub, player, send
@@ -160,7 +160,7 @@ def test_two_people_are_paired_at_one_table(sqlite_url: str, start_server: Calla
     assert ta["id"] == tb["id"] and ta["variant"] == "kifameno" and ta["status"] == "playing"
     assert {ta["you"], tb["you"]} == {0, 1} and ta["you"] == 0  # the older seek sits first
     assert [p["username"] for p in ta["players"]] == [ua["username"], ub["username"]]
-    assert httpx.get(f"{server.url}/healthz").json()["seeking_here"] == 0
+    assert local_http.get(f"{server.url}/healthz").json()["seeking_here"] == 0
     a.send({"type": "cancel_seek"})  # the seek is over: nothing to cancel
     assert a.error()["code"] == "not_seeking"
 
@@ -194,7 +194,7 @@ def test_cancel_closed_socket_self_and_bad_input(sqlite_url: str, start_server: 
     # Opening a table ends the seek (the user plays now).
     b2.send({"type": "create_table", "variant": "tressette", "opponent": "anyone"})
     assert b2.wait_for(lambda m: m["type"] == "seek_ended")["reason"] == "table"
-    assert httpx.get(f"{server.url}/healthz").json()["seeking_here"] == 0
+    assert local_http.get(f"{server.url}/healthz").json()["seeking_here"] == 0
 
 
 def _rate(db_url: str, user_id: int, rating: float) -> None:
@@ -253,7 +253,7 @@ def _portal(start_server: Callable[..., LiveServer], pg_url: str, redis_url: str
     one = start_server(pg_url, TRESET_REDIS_URL=redis_url)
     two = start_server(pg_url, TRESET_REDIS_URL=redis_url)
     deadline = time.time() + 15
-    while any(httpx.get(f"{s.url}/healthz").json().get("nodes") != 2 for s in (one, two)):
+    while any(local_http.get(f"{s.url}/healthz").json().get("nodes") != 2 for s in (one, two)):
         assert time.time() < deadline, "the two processes never saw each other"
         time.sleep(0.2)
     return one, two
@@ -287,7 +287,7 @@ def test_pairing_across_two_processes(pg_url: str, redis_url: str, start_server:
     open_id = e.wait_for(is_table)["table"]["id"]
     d.send({"type": "join_table", "table_id": open_id})
     assert d.wait_for(lambda m: m["type"] == "seek_ended")["reason"] == "table"
-    assert all(httpx.get(f"{s.url}/healthz").json()["seeking_here"] == 0 for s in (one, two))
+    assert all(local_http.get(f"{s.url}/healthz").json()["seeking_here"] == 0 for s in (one, two))
     # Ten at once, five on each process: five tables, everyone seated once.
     players = [_player(one if i % 2 else two) for i in range(10)]
     tables = _seek_at_once(players, "kifameno", 11)

@@ -12,7 +12,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 
-import httpx
 import pytest
 import redis
 
@@ -20,6 +19,7 @@ from server.api.routes_auth import Throttles
 from server.game.limits import Limiter
 from server.game.shared_limits import RedisLimits, limiters
 from server.settings import Settings
+from tests import local_http
 from tests.conftest import LiveServer, free_port
 from tests.server.client import Client, guest_token
 
@@ -111,7 +111,7 @@ def test_a_stranger_cannot_lock_the_owner_out(shared: bool, prefix: str) -> None
 
 def _login(url: str, username: str, password: str, address: str | None = None) -> int:
     headers = {"X-Forwarded-For": address} if address else {}
-    return httpx.post(f"{url}/api/auth/login", json={"username": username, "password": password},
+    return local_http.post(f"{url}/api/auth/login", json={"username": username, "password": password},
                       headers=headers, timeout=30).status_code
 
 
@@ -123,14 +123,14 @@ def test_two_processes_hold_the_limits_together(pg_url: str, redis_url: str,
            "TRESET_GUESTS_PER_ADDRESS": "4", "TRESET_GUEST_WINDOW_S": "3600"}
     one, two = start_server(pg_url, **env), start_server(pg_url, **env)
     creds = {"username": "carla", "password": "right-password"}
-    assert httpx.post(f"{one.url}/api/auth/register", json=creds, timeout=30).status_code == 200
+    assert local_http.post(f"{one.url}/api/auth/register", json=creds, timeout=30).status_code == 200
     # The stranger's address reaches the servers as the proxy would tell it (uvicorn trusts 127.0.0.1).
     stranger = "203.0.113.9"
     answers = [_login(server.url, "carla", "wrong-password", stranger) for server in (one, two, one, two, one, two)]
     assert answers == [401, 401, 401, 429, 429, 429]
     assert _login(two.url, "carla", "right-password", stranger) == 429  # even the right password, from there
     assert _login(one.url, "carla", "right-password") == 200 == _login(two.url, "carla", "right-password")
-    guests = [httpx.post(f"{server.url}/api/auth/guest", headers={"X-Forwarded-For": "198.51.100.7"},
+    guests = [local_http.post(f"{server.url}/api/auth/guest", headers={"X-Forwarded-For": "198.51.100.7"},
                          timeout=30).status_code for server in (one, two) * 3]
     assert guests == [200] * 4 + [429] * 2
 
@@ -163,7 +163,7 @@ def test_a_users_table_limits_hold_across_two_processes(pg_url: str, redis_url: 
                 answers += 1
         assert len(opened) == 3 and refused == 9
         time.sleep(1.5)  # both lobbies list them (they are public): three tables of this user's
-        listed = httpx.get(f"{two.url}/api/tables", timeout=10).json()["tables"]
+        listed = local_http.get(f"{two.url}/api/tables", timeout=10).json()["tables"]
         assert {t["id"] for t in listed if user["username"] in t["players"]} == opened
     finally:
         for client in sockets:

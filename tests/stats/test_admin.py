@@ -17,7 +17,6 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-import httpx
 import psycopg
 import pytest
 from sqlalchemy.engine import make_url
@@ -26,6 +25,7 @@ from server.store import repos
 from server.store.db import session_factory, upgrade
 from server.store.models import Game, Move
 from server.tools.seed import generate
+from tests import local_http
 from tests.conftest import ROOT, LiveServer
 from tests.forkserver import run_module
 from tests.server.client import guest_token
@@ -85,7 +85,7 @@ def _raw_moves(pg_url: str) -> list[dict[str, Any]]:
 
 
 def _export(server: LiveServer, token: str, fmt: str, **params: Any) -> list[dict[str, Any]]:
-    r = httpx.get(f"{server.url}/api/admin/moves/export", params={"format": fmt, **params},
+    r = local_http.get(f"{server.url}/api/admin/moves/export", params={"format": fmt, **params},
                   headers={"Authorization": f"Bearer {token}"}, timeout=60)
     assert r.status_code == 200, r.text
     assert "attachment" in r.headers["content-disposition"]
@@ -119,18 +119,18 @@ def test_admin_routes_refuse_everyone_but_admins(pg_url: str, start_server: Call
     server = start_server(pg_url)
     guest, _ = guest_token(server.url)
     for method, path, body in ADMIN_ROUTES:
-        assert httpx.request(method, server.url + path, json=body).status_code == 401, path
+        assert local_http.request(method, server.url + path, json=body).status_code == 401, path
         for who, token in (("player", tokens["player"]), ("guest", guest), ("bot", tokens["bot"])):
-            r = httpx.request(method, server.url + path, json=body, headers={"Authorization": f"Bearer {token}"})
+            r = local_http.request(method, server.url + path, json=body, headers={"Authorization": f"Bearer {token}"})
             assert r.status_code == 403, (who, path, r.status_code)
-        bad = httpx.request(method, server.url + path, json=body, headers={"Authorization": "Bearer not-a-token"})
+        bad = local_http.request(method, server.url + path, json=body, headers={"Authorization": "Bearer not-a-token"})
         assert bad.status_code == 401
     admin = {"Authorization": f"Bearer {tokens['admin']}"}
-    assert httpx.get(f"{server.url}/api/admin/stats", headers=admin).status_code == 200
+    assert local_http.get(f"{server.url}/api/admin/stats", headers=admin).status_code == 200
     # Bad filters are refused with a reason and no rows.
-    assert httpx.get(f"{server.url}/api/admin/moves/export", params={"min_win_share": 2}, headers=admin).status_code == 422
-    assert httpx.get(f"{server.url}/api/admin/games", params={"result": "won"}, headers=admin).status_code == 422
-    assert httpx.get(f"{server.url}/api/admin/games", params={"date_from": "yesterday"}, headers=admin).status_code == 422
+    assert local_http.get(f"{server.url}/api/admin/moves/export", params={"min_win_share": 2}, headers=admin).status_code == 422
+    assert local_http.get(f"{server.url}/api/admin/games", params={"result": "won"}, headers=admin).status_code == 422
+    assert local_http.get(f"{server.url}/api/admin/games", params={"date_from": "yesterday"}, headers=admin).status_code == 422
 
 
 
@@ -212,7 +212,7 @@ def test_game_search_and_aggregates(pg_url: str, start_server: Callable[..., Liv
     finished = [g for g in games if g[5] == "finished"]
 
     def search(**params: Any) -> list[int]:
-        r = httpx.get(f"{server.url}/api/admin/games", params={"limit": 500, **params}, headers=admin)
+        r = local_http.get(f"{server.url}/api/admin/games", params={"limit": 500, **params}, headers=admin)
         assert r.status_code == 200, r.text
         body = r.json()
         assert body["total"] == len(body["games"])
@@ -230,10 +230,10 @@ def test_game_search_and_aggregates(pg_url: str, start_server: Callable[..., Liv
     day = sorted(g[6].date() for g in finished)[len(finished) // 2]
     assert search(date_from=day.isoformat(), date_to=day.isoformat()) == sorted(
         (g[0] for g in finished if g[6].astimezone(UTC).date() == day), reverse=True)
-    page = httpx.get(f"{server.url}/api/admin/games", params={"limit": 5, "offset": 5}, headers=admin).json()
+    page = local_http.get(f"{server.url}/api/admin/games", params={"limit": 5, "offset": 5}, headers=admin).json()
     assert page["total"] == len(finished) and [g["id"] for g in page["games"]] == search()[5:10]
 
-    stats = httpx.get(f"{server.url}/api/admin/stats", params={"days": 30}, headers=admin).json()
+    stats = local_http.get(f"{server.url}/api/admin/stats", params={"days": 30}, headers=admin).json()
     since = datetime.now(UTC).date() - timedelta(days=29)
     per_day: dict[tuple[str, str], int] = {}
     for g in finished:
@@ -275,14 +275,14 @@ def test_ratings_and_leaderboard_follow_the_games(pg_url: str, start_server: Cal
         if n:
             assert [n, wins] == counts[key]
             assert rating == pytest.approx(ratings[key].rating, abs=1e-6) and rd == pytest.approx(ratings[key].rd)
-    board = httpx.get(f"{server.url}/api/leaderboard", params={"variant": "tressette", "min_games": 5}).json()
+    board = local_http.get(f"{server.url}/api/leaderboard", params={"variant": "tressette", "min_games": 5}).json()
     shown = board["players"]
     assert shown and [p["rating"] for p in shown] == sorted((p["rating"] for p in shown), reverse=True)
     assert all(p["games"] >= 5 for p in shown)
-    by_share = httpx.get(f"{server.url}/api/leaderboard",
+    by_share = local_http.get(f"{server.url}/api/leaderboard",
                          params={"variant": "tressette", "min_games": 5, "order": "win_share"}).json()["players"]
     assert [p["win_share"] for p in by_share] == sorted((p["win_share"] for p in by_share), reverse=True)
-    profile = httpx.get(f"{server.url}/api/players/seed-0001").json()
+    profile = local_http.get(f"{server.url}/api/players/seed-0001").json()
     assert profile["totals"]["tressette"]["rating"] == round(ratings[(_uid(pg_url, "seed-0001"), "tressette")].rating, 1)
 
 

@@ -19,7 +19,6 @@ from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
-import httpx
 import psycopg
 import pytest
 from sqlalchemy import text
@@ -39,6 +38,7 @@ from server.store.db import session_factory, upgrade
 from server.store.models import Game, Move, User, UserTotals
 from server.store.movelog import move_fields
 from server.tools.seed import generate
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.forkserver import run_module
 from tests.server.client import Client, is_table, my_turn, open_pair
@@ -257,7 +257,7 @@ def test_min_win_share_through_http_and_shell(pg_url: str, start_server: Callabl
     server = start_server(pg_url)
     for share, wanted in (("0.28", {"w07", "w14", "w13"}), ("0.56", {"w14"}), ("0.5600001", set())):
         for fmt in ("csv", "ndjson"):
-            r = httpx.get(f"{server.url}/api/admin/moves/export", params={"format": fmt, "min_win_share": share},
+            r = local_http.get(f"{server.url}/api/admin/moves/export", params={"format": fmt, "min_win_share": share},
                           headers={"Authorization": f"Bearer {admin}"}, timeout=30)
             assert r.status_code == 200, r.text
             rows = (list(csv.DictReader(io.StringIO(r.text))) if fmt == "csv"
@@ -303,11 +303,11 @@ def test_bad_filters_answer_422_everywhere(pg_url: str, start_server: Callable[.
               ("/api/admin/moves/export", {"min_win_share": "a lot"}, "decimal"),
               ("/api/admin/stats", {"days": 0}, "greater than or equal to 1")]
     for path, params, reason in cases:
-        r = httpx.get(server.url + path, params=params, headers=auth)
+        r = local_http.get(server.url + path, params=params, headers=auth)
         assert r.status_code == 422, (path, params, r.text)
         assert reason in r.text, (path, params, r.text)
     # The same filters that exist select normally.
-    assert httpx.get(f"{server.url}/api/admin/moves/export", params={"player": "w07", "date_from": "2026-05-01",
+    assert local_http.get(f"{server.url}/api/admin/moves/export", params={"player": "w07", "date_from": "2026-05-01",
                                                                       "date_to": "2026-05-01"},
                      headers=auth).status_code == 200
     env = {**os.environ, "DATABASE_URL": pg_url}
@@ -393,7 +393,7 @@ def test_export_and_views_carry_the_outcome_context(pg_url: str, start_server: C
     server = start_server(pg_url)
     exports = {}
     for fmt in ("csv", "ndjson"):
-        r = httpx.get(f"{server.url}/api/admin/moves/export", params={"format": fmt},
+        r = local_http.get(f"{server.url}/api/admin/moves/export", params={"format": fmt},
                       headers={"Authorization": f"Bearer {admin}"}, timeout=60)
         assert r.status_code == 200
         if fmt == "csv":

@@ -7,16 +7,15 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-import httpx
-
 from server.store.ratings import Rating, after_game
+from tests import local_http
 from tests.conftest import ROOT, LiveServer
 from tests.server.client import Client, is_table, play_until_over
 from tressette import Deal, Variant, parse_card
 
 
 def _register(url: str, name: str) -> str:
-    r = httpx.post(f"{url}/api/auth/register", json={"username": name, "password": "secret-pw"})
+    r = local_http.post(f"{url}/api/auth/register", json={"username": name, "password": "secret-pw"})
     r.raise_for_status()
     return str(r.json()["token"])
 
@@ -41,14 +40,14 @@ def test_leaderboard_profile_and_replay(pg_url: str, start_server: Callable[...,
     b.send({"type": "rematch", "table_id": table_id})
     a.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")
 
-    board = httpx.get(f"{server.url}/api/leaderboard", params={"variant": "kifameno", "min_games": 2}).json()
+    board = local_http.get(f"{server.url}/api/leaderboard", params={"variant": "kifameno", "min_games": 2}).json()
     names = [p["username"] for p in board["players"]]
     assert sorted(names) == ["alba", "boris"]
     shares = [p["win_share"] for p in board["players"]]
     assert shares == sorted(shares, reverse=True)
     assert sum(p["wins"] for p in board["players"]) == 2 and all(p["games"] == 2 for p in board["players"])
     assert {p["username"]: p["wins"] for p in board["players"]} == {n: winners.count(n) for n in ("alba", "boris")}
-    assert httpx.get(f"{server.url}/api/leaderboard", params={"variant": "kifameno", "min_games": 3}).json()["players"] == []
+    assert local_http.get(f"{server.url}/api/leaderboard", params={"variant": "kifameno", "min_games": 3}).json()["players"] == []
     # Ratings: Glicko-2 from the start values over the two games in order (alba seat 0, boris seat 1).
     ra, rb = Rating(), Rating()
     for name in winners:
@@ -57,13 +56,13 @@ def test_leaderboard_profile_and_replay(pg_url: str, start_server: Callable[...,
     assert rated == {"alba": (round(ra.rating, 1), round(ra.rd, 1)), "boris": (round(rb.rating, 1), round(rb.rd, 1))}
     assert [p["username"] for p in board["players"]] == sorted(rated, key=lambda n: -rated[n][0])
 
-    prof = httpx.get(f"{server.url}/api/players/alba").json()
+    prof = local_http.get(f"{server.url}/api/players/alba").json()
     assert prof["totals"]["kifameno"]["games"] == 2 and len(prof["recent_games"]) == 2
-    assert httpx.get(f"{server.url}/api/players/nobody").status_code == 404
+    assert local_http.get(f"{server.url}/api/players/nobody").status_code == 404
     game_id = prof["recent_games"][0]["id"]
 
     auth = {"Authorization": f"Bearer {ta}"}
-    replay = httpx.get(f"{server.url}/api/games/{game_id}/replay", headers=auth).json()
+    replay = local_http.get(f"{server.url}/api/games/{game_id}/replay", headers=auth).json()
     deal = Deal.from_deck([parse_card(c) for c in replay["deck"]], Variant.KIFAMENO, replay["first_leader"])
     assert len(replay["moves"]) == 40
     for m in replay["moves"]:
@@ -71,15 +70,15 @@ def test_leaderboard_profile_and_replay(pg_url: str, start_server: Callable[...,
         assert {parse_card(c) for c in m["hand"]} == set(deal.hands[m["seat"]])
         deal.play(parse_card(m["card"]), m["seat"])
     assert list(deal.final_points()) == replay["points"] and sum(replay["points"]) == 35
-    text = httpx.get(f"{server.url}/api/games/{game_id}/record.txt", headers=auth).text
+    text = local_http.get(f"{server.url}/api/games/{game_id}/record.txt", headers=auth).text
     assert text.count("\n") == 23 and f"treset game {game_id}" in text and "result:" in text
 
-    assert httpx.get(f"{server.url}/api/games/{game_id}/replay").status_code == 401
-    assert httpx.get(f"{server.url}/api/games/{game_id}/replay",
+    assert local_http.get(f"{server.url}/api/games/{game_id}/replay").status_code == 401
+    assert local_http.get(f"{server.url}/api/games/{game_id}/replay",
                      headers={"Authorization": f"Bearer {tc}"}).status_code == 403
     unfinished = max(g["id"] for g in prof["recent_games"]) + 1
-    assert httpx.get(f"{server.url}/api/games/{unfinished}/replay", headers=auth).status_code == 404
+    assert local_http.get(f"{server.url}/api/games/{unfinished}/replay", headers=auth).status_code == 404
     admin = subprocess.run([sys.executable, "-m", "server.tools.bots", "admin", "root", "--password", "admin-pw"], cwd=ROOT,
                            env={**os.environ, "DATABASE_URL": pg_url}, capture_output=True, text=True, check=True)
     as_admin = {"Authorization": f"Bearer {admin.stdout.strip()}"}
-    assert httpx.get(f"{server.url}/api/games/{game_id}/replay", headers=as_admin).json()["id"] == game_id
+    assert local_http.get(f"{server.url}/api/games/{game_id}/replay", headers=as_admin).json()["id"] == game_id

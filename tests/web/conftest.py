@@ -8,10 +8,10 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
+from tests import local_http
 from tests.conftest import ROOT, LiveServer
 from tests.forkserver import fork_module
 
@@ -76,7 +76,7 @@ def real_bot(server: LiveServer, tmp: Path, token: str) -> Iterator[None]:
                         {**os.environ, "TRESET_BOT_TOKEN": token}, stdout=tmp / "agent.log")
     try:
         deadline = time.time() + 90
-        while httpx.get(f"{server.url}/healthz").json()["bots_connected"] < 1:
+        while local_http.get(f"{server.url}/healthz").json()["bots_connected"] < 1:
             assert agent.poll() is None and time.time() < deadline, (tmp / "agent.log").read_text()
             time.sleep(0.3)
         yield

@@ -10,12 +10,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import psycopg
 import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy.engine import make_url
 
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.server.analysis_bot import AnalysisBot
 from tests.server.client import Client, is_table, play_until_over
@@ -32,7 +32,7 @@ def _conninfo(url: str) -> str:
 
 
 def _register(url: str, name: str) -> str:
-    r = httpx.post(f"{url}/api/auth/register", json={"username": name, "password": PASSWORD}, timeout=10)
+    r = local_http.post(f"{url}/api/auth/register", json={"username": name, "password": PASSWORD}, timeout=10)
     r.raise_for_status()
     return str(r.json()["token"])
 
@@ -100,7 +100,7 @@ def test_replay_shows_the_analysis(browser: Browser, pg_url: str,
     table_id = a.wait_for(lambda m: is_table(m) and m["table"]["status"] == "waiting")["table"]["id"]
     b.send({"type": "join_table", "table_id": table_id})
     play_until_over(a, b, table_id)
-    game_id = httpx.get(f"{server.url}/api/players/alba").json()["recent_games"][0]["id"]
+    game_id = local_http.get(f"{server.url}/api/players/alba").json()["recent_games"][0]["id"]
 
     page = contexts(DESKTOP)
     _login(page, server.url, "alba")
@@ -113,7 +113,7 @@ def test_replay_shows_the_analysis(browser: Browser, pg_url: str,
     job = bot.job()
     bot.answer(job)
     expect(page.locator("#analysis-accuracy")).to_be_visible(timeout=10_000)  # the page polls
-    analysis = httpx.get(f"{server.url}/api/games/{game_id}/analysis",
+    analysis = local_http.get(f"{server.url}/api/games/{game_id}/analysis",
                          headers={"Authorization": f"Bearer {tokens['alba']}"}).json()
     moves = analysis["moves"]
     expect(page.locator("#analysis-moves li")).to_have_count(len(moves))
@@ -172,7 +172,7 @@ def test_replay_shows_the_analysis(browser: Browser, pg_url: str,
             assert word.endswith(form), text
     _shot(phone, "analysis-phone-sl", PHONE["width"])
     phone.goto(f"{server.url}/#/player/boris")
-    seat = 0 if httpx.get(f"{server.url}/api/games/{game_id}/replay",
+    seat = 0 if local_http.get(f"{server.url}/api/games/{game_id}/replay",
                           headers={"Authorization": f"Bearer {tokens['boris']}"}).json()["players"][0] == "boris" else 1
     expect(phone.locator("#profile-totals")).to_contain_text(re.compile(rf"{players[seat]['accuracy']:.1f}%"))
 

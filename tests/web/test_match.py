@@ -16,7 +16,6 @@ import io
 import time
 from collections.abc import Callable, Iterator
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import select
@@ -25,6 +24,7 @@ from server.store import repos
 from server.store.db import engine_for, session_factory
 from server.store.models import Game, MatchRow, Move, User, UserTotals
 from server.store.ratings import Rating, after_game
+from tests import local_http
 from tests.bot.test_bot_games import BOT_TOKEN
 from tests.conftest import LiveServer, launch_server
 from tests.web.conftest import DESKTOP, PHONE, real_bot
@@ -118,8 +118,8 @@ def test_a_match_to_11_against_the_bot_is_stored_as_linked_deals(browser: Browse
         expected, _ = after_game(Rating(), Rating(), replayed.winner or 0)  # ...and one rating update, for the match
         assert round(totals.rating, 6) == round(expected.rating, 6) and round(totals.rating_rd, 6) == round(expected.rd, 6)
 
-    admin = httpx.post(f"{server.url}/api/auth/login", json={"username": ADMIN[0], "password": ADMIN[1]}).json()["token"]
-    r = httpx.get(f"{server.url}/api/admin/moves/export", params={"format": "csv", "player": me},
+    admin = local_http.post(f"{server.url}/api/auth/login", json={"username": ADMIN[0], "password": ADMIN[1]}).json()["token"]
+    r = local_http.get(f"{server.url}/api/admin/moves/export", params={"format": "csv", "player": me},
                   headers={"Authorization": f"Bearer {admin}"}, timeout=60)
     assert r.status_code == 200
     rows = list(csv.DictReader(io.StringIO(r.text)))

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from server.store import repos
 from server.store.db import engine_for, session_factory
+from tests import local_http
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import ROOT, LiveServer, launch_server
 from tests.forkserver import ForkedProcess
@@ -53,13 +53,13 @@ class Site:
     def get(self, path: str, token: str | None = None, **params: Any) -> Any:
         """Return the JSON answer of GET ``path`` (raising on an error status)."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        r = httpx.get(f"{self.url}{path}", params=params, headers=headers, timeout=20)
+        r = local_http.get(f"{self.url}{path}", params=params, headers=headers, timeout=20)
         r.raise_for_status()
         return r.json() if "json" in r.headers.get("content-type", "") else r.text
 
 
 def _register(url: str, name: str, password: str = PASSWORD) -> str:
-    r = httpx.post(f"{url}/api/auth/register", json={"username": name, "password": password}, timeout=10)
+    r = local_http.post(f"{url}/api/auth/register", json={"username": name, "password": password}, timeout=10)
     r.raise_for_status()
     return str(r.json()["token"])
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from server.store import repos
+from tests import local_http
 from tests.conftest import LiveServer
 from tests.puzzles.rows import player_cards, store_game_with_puzzle
 from tests.server.db import db_session
@@ -30,7 +30,7 @@ def _puzzles(pg_url: str, server: LiveServer, kifameno: bool = False) -> tuple[d
     led); return their data by id and alba's token."""
     tokens, ids = [], []
     for name in ("alba", "boris"):
-        r = httpx.post(f"{server.url}/api/auth/register", json={"username": name, "password": PASSWORD})
+        r = local_http.post(f"{server.url}/api/auth/register", json={"username": name, "password": PASSWORD})
         r.raise_for_status()
         tokens.append(r.json()["token"])
         ids.append(r.json()["user"]["id"])
@@ -52,7 +52,7 @@ def _puzzles(pg_url: str, server: LiveServer, kifameno: bool = False) -> tuple[d
 def _served(page: Page, server: LiveServer, variant: str = "tressette") -> int:
     """Return the id of the puzzle the page shows (the player's open one of ``variant``)."""
     token = page.evaluate("localStorage.getItem('treset.token')")
-    r = httpx.get(f"{server.url}/api/puzzles/next", params={"variant": variant},
+    r = local_http.get(f"{server.url}/api/puzzles/next", params={"variant": variant},
                   headers={"Authorization": f"Bearer {token}"})
     return int(r.json()["puzzle"]["id"])
 

@@ -13,12 +13,12 @@ import re
 import time
 from collections.abc import Callable, Iterator
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from server.store import repos
 from server.store.db import engine_for, session_factory
+from tests import local_http
 from tests.bot.test_bot_games import BOT_TOKEN
 from tests.conftest import LiveServer, launch_server
 from tests.web.conftest import DESKTOP, PHONE, real_bot
@@ -213,7 +213,7 @@ def test_account_forms_speak_the_page_language(browser: Browser, site: LiveServe
     assert forms["secs"][0].endswith("čez 1 sekundo.") and forms["secs"][1].endswith("čez 2 sekundi.")
     assert forms["secs"][2].endswith("čez 3 sekunde.") and forms["secs"][3].endswith("čez 5 sekund.")
     taken = f"zasedeno{int(time.time() * 1000) % 10**7}"
-    httpx.post(f"{site.url}/api/auth/register", json={"username": taken, "password": "secret-pw"}).raise_for_status()
+    local_http.post(f"{site.url}/api/auth/register", json={"username": taken, "password": "secret-pw"}).raise_for_status()
     error = page.locator("#login-error")
 
     def attempt(button: str, name: str, password: str, expected: str | re.Pattern[str]) -> None:
@@ -241,7 +241,7 @@ def test_account_forms_speak_the_page_language(browser: Browser, site: LiveServe
     _shot(page, "fin-form-throttled-desktop-sl")
     page.click("#lang")
     attempt("#register", "novak", "kratk", "A password needs at least 6 characters.")
-    body = httpx.post(f"{site.url}/api/auth/register", json={"username": taken, "password": "secret-pw"}).json()
+    body = local_http.post(f"{site.url}/api/auth/register", json={"username": taken, "password": "secret-pw"}).json()
     assert body["code"] == "name_taken" and body["params"] == {"name": taken} and "taken" in body["detail"]
 
 

@@ -15,10 +15,10 @@ import re
 import time
 from collections.abc import Callable, Iterator
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests import local_http
 from tests.bot.test_bot_games import BOT_TOKEN
 from tests.conftest import LiveServer, launch_server
 from tests.web.conftest import DESKTOP, PHONE, SHOTS, real_bot
@@ -300,11 +300,11 @@ def test_spectators_presence_and_accounts(browser: Browser, site: LiveServer) ->
     a.click("#upgrade")
     expect(a.locator("#username")).to_have_text(new_name, timeout=WAIT_MS)
     token = _session(a)["treset.token"]
-    me = httpx.get(f"{site.url}/api/me", headers={"Authorization": f"Bearer {token}"}).json()
+    me = local_http.get(f"{site.url}/api/me", headers={"Authorization": f"Bearer {token}"}).json()
     assert me["username"] == new_name and me["role"] == "player"
     a.click("#signout")
     expect(a.locator("#guest")).to_be_visible()
-    assert httpx.get(f"{site.url}/api/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    assert local_http.get(f"{site.url}/api/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
 
 
 def test_a_table_id_in_a_replay_address(browser: Browser, site: LiveServer) -> None:
