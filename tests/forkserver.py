@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 class ForkedProcess:
-    """A server forked by the forkserver, with the part of :class:`subprocess.Popen` the tests use."""
+    """A process forked by the forkserver, with the part of :class:`subprocess.Popen` the tests use."""
 
     def __init__(self, pid: int, exits: _Exits) -> None:
         self.pid = pid
@@ -60,7 +60,7 @@ class ForkedProcess:
         """Wait for the process to end; raise :class:`subprocess.TimeoutExpired` after ``timeout`` seconds."""
         code = self._exits.wait(self.pid, timeout)
         if code is None:
-            raise subprocess.TimeoutExpired(f"forked server {self.pid}", timeout or 0.0)
+            raise subprocess.TimeoutExpired(f"forked process {self.pid}", timeout or 0.0)
         return code
 
     def send_signal(self, sig: int) -> None:
@@ -101,7 +101,7 @@ class _Exits:
 
 
 class ForkServer:
-    """The test process's side: start the forkserver, ask it for servers."""
+    """The test process's side: start the forkserver, ask it for processes."""
 
     def __init__(self) -> None:
         self._proc = subprocess.Popen([sys.executable, "-m", "tests.forkserver"], cwd=ROOT, stdin=subprocess.PIPE,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests import local_http
 from tests.conftest import ROOT, LiveServer
@@ -51,18 +51,13 @@ def browser(chromium: Browser) -> Iterator[Browser]:
 
 
 @pytest.fixture
-def contexts(browser: Browser) -> Iterator[Callable[..., Page]]:
-    """Return a function opening a page in a new browser context; all are closed after the test."""
-    made: list[BrowserContext] = []
+def contexts(browser: Browser) -> Callable[..., Page]:
+    """Return a function opening a page in a new browser context (closed after the test by ``browser``)."""
 
     def new_page(viewport: dict[str, int] = DESKTOP) -> Page:
-        ctx = browser.new_context(viewport=viewport)
-        made.append(ctx)
-        return ctx.new_page()
+        return browser.new_context(viewport=viewport).new_page()
 
-    yield new_page
-    for ctx in made:
-        ctx.close()
+    return new_page
 
 
 @contextlib.contextmanager
