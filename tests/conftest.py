@@ -13,6 +13,7 @@
   ``TRESET_MOVE_TIMEOUT_S="1.5"``); returns a :class:`LiveServer` (``.url``, ``.ws_url``,
   ``.kill()`` for SIGKILL, ``.stop()``, ``.log()``); every server is stopped after the test.
 - ``launch_server(db_url, tmp, port=None, **env)`` and ``free_port()``: the same, as plain functions.
+- ``wait_for_bots(url, count, agent, log)``: wait until a server counts that many bots connected.
 """
 
 from __future__ import annotations
@@ -260,6 +261,15 @@ def launch_server(db_url: str, tmp: Path, port: int | None = None, **env: str) -
         time.sleep(0.2)
     server.kill()
     pytest.fail(f"the server did not start: {server.log()[-3000:]}")
+
+
+def wait_for_bots(url: str, count: int, agent: ForkedProcess, log: Path, timeout: float = 90) -> None:
+    """Wait until the server at ``url`` counts ``count`` bots connected; fail with ``log`` if ``agent`` exits."""
+    deadline = time.time() + timeout
+    while local_http.get(f"{url}/healthz").json()["bots_connected"] < count:
+        assert agent.poll() is None, log.read_text()
+        assert time.time() < deadline, f"the agent did not connect: {log.read_text()[-3000:]}"
+        time.sleep(0.3)
 
 
 @pytest.fixture

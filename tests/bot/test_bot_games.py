@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from server.store.models import Game, Move
 from tests import local_http
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, wait_for_bots
 from tests.forkserver import ForkedProcess, fork_module
 from tests.server.client import Client, guest_token, is_table, my_turn
 
@@ -39,14 +39,9 @@ def start_agent(tmp_path: Path) -> Iterator[Callable[[LiveServer], ForkedProcess
                            {**os.environ, "PYTHONUNBUFFERED": "1", "TRESET_BOT_TOKEN": BOT_TOKEN},
                            stdout=tmp_path / f"agent-{len(procs)}.log")
         procs.append(proc)
-        deadline = time.time() + 90
-        count = len([p for p in procs if p.poll() is None])
-        while time.time() < deadline:
-            if local_http.get(f"{server.url}/healthz").json()["bots_connected"] >= count:
-                return proc
-            assert proc.poll() is None, (tmp_path / f"agent-{len(procs) - 1}.log").read_text()
-            time.sleep(0.3)
-        pytest.fail("the agent did not connect")
+        wait_for_bots(server.url, len([p for p in procs if p.poll() is None]), proc,
+                      tmp_path / f"agent-{len(procs) - 1}.log")
+        return proc
 
     yield start
     for p in procs:

@@ -18,7 +18,7 @@ import pytest
 
 from tests import local_http
 from tests.bot.test_bot_games import BOT_TOKEN
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, wait_for_bots
 from tests.forkserver import fork_module
 from tests.server.analysis_bot import AnalysisBot
 from tests.server.client import (
@@ -148,10 +148,7 @@ def test_bots_and_analysts_serve_every_process(pg_url: str, redis_url: str, tmp_
                         stdout=tmp_path / "agent.log")
     analyst = None
     try:
-        deadline = time.time() + 90
-        while local_http.get(f"{one.url}/healthz").json()["bots_connected"] < 1:  # the bot of ``two``, seen by ``one``
-            assert agent.poll() is None and time.time() < deadline, (tmp_path / "agent.log").read_text()
-            time.sleep(0.3)
+        wait_for_bots(one.url, 1, agent, tmp_path / "agent.log")  # the bot of ``two``, seen by ``one``
         assert "easy" in local_http.get(f"{one.url}/healthz").json()["bot_levels"]
         token, _ = guest_token(one.url)
         human = Client(one.ws_url, token)

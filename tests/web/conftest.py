@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests import local_http
-from tests.conftest import ROOT, LiveServer
+from tests.conftest import ROOT, LiveServer, wait_for_bots
 from tests.forkserver import fork_module
 
 CHROMIUM = "/usr/bin/chromium"
@@ -70,10 +68,7 @@ def real_bot(server: LiveServer, tmp: Path, token: str) -> Iterator[None]:
     agent = fork_module("agent.cli", ["serve", "--server", server.url, "--capacity", "4", "--analysis", "0"],
                         {**os.environ, "TRESET_BOT_TOKEN": token}, stdout=tmp / "agent.log")
     try:
-        deadline = time.time() + 90
-        while local_http.get(f"{server.url}/healthz").json()["bots_connected"] < 1:
-            assert agent.poll() is None and time.time() < deadline, (tmp / "agent.log").read_text()
-            time.sleep(0.3)
+        wait_for_bots(server.url, 1, agent, tmp / "agent.log")
         yield
     finally:
         agent.terminate()
