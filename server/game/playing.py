@@ -183,8 +183,6 @@ class PlayingRoom:
             await self.resync()
             raise
         metrics.move_stored(table.variant.value, time.perf_counter() - received)
-        if end is not None:  # the totals and ratings, apart from the move writer (never holding up other tables)
-            await self.store.settle(table.game_id)
         trick = deal.play(card, seat)
         self.rooms.pool.turns.pop(table.id, None)
         table.bot_retry_at = None
@@ -198,6 +196,11 @@ class PlayingRoom:
                             match=end.match if end is not None else None)
             await self.broadcast(event)
             metrics.move_told(time.perf_counter() - received)
+            # The totals and ratings, apart from the move writer and after the last card is told (a
+            # second commit on the card's path was the tail of issue #42); the "end" that follows
+            # goes out once they are added, so whoever reads a profile after it sees them.
+            if end is not None:
+                await self.store.settle(end.game_id)
             await self.broadcast({"kind": "end"})
             self.rooms.lobby_changed()
             await self.rooms.dispatch_waiting()

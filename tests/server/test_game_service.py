@@ -387,3 +387,39 @@ def test_a_player_who_comes_back_is_seated_again() -> None:
         assert table_id not in hub.tables  # nobody left: the room closed
 
     asyncio.run(main())
+
+
+def test_the_last_card_is_told_before_the_totals_and_the_end_after_them() -> None:
+    """Issue #42: settling the totals (a second commit) is not on the last card's way; ``end`` waits for it."""
+    async def main() -> None:
+        store = SlowSettle()
+        hub = make_hub(store)
+        table_id, seats = await two_players(hub)
+        for _ in range(39):
+            conn, _, card = _mover(hub, table_id, seats)
+            await send(hub, conn, type="play", table_id=table_id, card=card)
+        conn, transport, card = _mover(hub, table_id, seats)
+        last = asyncio.create_task(send(hub, conn, type="play", table_id=table_id, card=card))
+        await store.settling.wait()
+        events = [m["event"]["kind"] for m in transport.of_type("table") if m.get("event")]
+        assert events[-1] == "trick" and last_table(transport)["status"] == "finished"  # told, not yet settled
+        store.release.set()
+        await last
+        assert [m["event"]["kind"] for m in transport.of_type("table") if m.get("event")][-1] == "end"
+        assert store.settled == [hub.tables[table_id].game_id]
+
+    asyncio.run(main())
+
+
+class SlowSettle(MemoryStore):
+    """A store whose settling waits for ``release`` (a slow second commit), ``settling`` set meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.settling = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def settle(self, game_id: int) -> bool:
+        self.settling.set()
+        await self.release.wait()
+        return await super().settle(game_id)
