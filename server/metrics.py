@@ -13,6 +13,8 @@ search): 5 µs for both on the busy 2-core machine, under 1% of a core at 1,650 
 
 from __future__ import annotations
 
+import asyncio
+
 from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
 
 # No ``*_created`` series: a third fewer lines per scrape, and nothing here reads them.
@@ -28,6 +30,10 @@ ANALYSIS_BUCKETS = (1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 GROUP_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500)
 """Writes per group commit; 500 is the writer's ``MAX_BATCH``."""
 COMMIT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+"""How late the event loop ran a timer: under a ms when idle; every table waits behind a stall."""
+LAG_EVERY_S = 0.1
+"""How often the loop's lag is sampled: a stall of at least this long is always seen (10 timers a second)."""
 
 
 class Metrics:
@@ -60,6 +66,8 @@ class Metrics:
         for limit in ("account", "address", "guests"):
             self.signins_refused.labels(limit)
         self.errors = Counter("treset_errors_sent", "WebSocket error messages sent, by code", ["code"], registry=r)
+        self.loop_lag = Histogram("treset_event_loop_lag_seconds", f"How late the event loop ran a timer due every "
+                                  f"{LAG_EVERY_S} s (every table waits behind a stall)", buckets=LAG_BUCKETS, registry=r)
 
     def move_stored(self, variant: str, seconds: float) -> None:
         """Count a card committed ``seconds`` after it was received."""
@@ -75,6 +83,18 @@ class Metrics:
         """Note a group commit of ``size`` writes that took ``seconds`` (called from the writer's thread)."""
         self.writer_group.observe(size)
         self.writer_commit.observe(seconds)
+
+    async def watch_loop_lag(self, every_s: float = LAG_EVERY_S) -> None:
+        """Sample the event loop's lag forever: sleep ``every_s``, observe how much later than that it woke.
+
+        A background task of the app. Every message waits behind a callback that holds the loop, so
+        a stall shows here whatever caused it (a collection, work that grows with the tables done at once).
+        """
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + every_s
+            await asyncio.sleep(every_s)
+            self.loop_lag.observe(max(0.0, loop.time() - due))
 
     def error_sent(self, code: str) -> None:
         """Count an ``error`` message with ``code`` sent to a client."""

@@ -106,10 +106,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.resume_bots()  # restored bot turns wait for (and go to) the first bot that connects
         _tune_gc()
         clock = asyncio.create_task(hub.run_clock())
+        lag = asyncio.create_task(metrics.watch_loop_lag())  # treset_event_loop_lag_seconds
         try:
             yield
         finally:
             clock.cancel()
+            lag.cancel()
             if cluster is not None:
                 await cluster.stop()  # its tables go to the other processes at once
             await asyncio.to_thread(writer.stop)  # what is queued is committed first

@@ -5,9 +5,11 @@ And the logs: ``TRESET_LOG_FORMAT=json`` writes one JSON object a line, the prob
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
+import time
 from collections.abc import Callable
 
 import yaml
@@ -16,6 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from server.api.app import create_app
 from server.logs import REQUEST_ID, TABLE_ID, USER_ID, JsonFormatter, QuietProbes
+from server.metrics import Metrics
 from server.settings import Settings
 from tests import local_http
 from tests.conftest import ROOT, LiveServer
@@ -193,3 +196,24 @@ def test_the_alerts_and_the_dashboard_use_real_metrics(sqlite_url: str) -> None:
     for name, kind in families.items():
         shown = name + ("_total" if kind == "counter" else "")
         assert f"`{shown}" in admin, f"docs/admin.md does not describe {shown}"
+
+
+def test_a_stall_of_the_event_loop_shows_in_its_lag() -> None:
+    """A callback holding the loop 0.3 s lands in the lag histogram's buckets above 0.25 s, once."""
+    metrics = Metrics()
+
+    async def main() -> None:
+        watcher = asyncio.create_task(metrics.watch_loop_lag(every_s=0.01))
+        await asyncio.sleep(0.05)  # a few healthy samples first
+        time.sleep(0.3)  # noqa: ASYNC251 - the stall under test
+        await asyncio.sleep(0.05)
+        watcher.cancel()
+
+    asyncio.run(main())
+    samples = {(s.name, s.labels.get("le")): s.value for f in text_string_to_metric_families(
+        generate_latest(metrics.registry).decode()) for s in f.samples if f.name == "treset_event_loop_lag_seconds"}
+    count = samples[("treset_event_loop_lag_seconds_count", None)]
+    assert count >= 5
+    assert samples[("treset_event_loop_lag_seconds_bucket", "+Inf")] - samples[
+        ("treset_event_loop_lag_seconds_bucket", "0.25")] == 1  # the stall, seen once
+    assert 0.25 <= samples[("treset_event_loop_lag_seconds_sum", None)] < 0.25 + 0.1 * count
