@@ -51,6 +51,8 @@ class Clock:
                 room.shift_clock(lost)
         now = time.time()
         for room in list(self.rooms.by_id.values()):
+            if not room.due(now):
+                continue
             if room.lock.locked():  # a command is under way there (it restarts the clock); the next tick looks
                 continue
             async with room.lock:

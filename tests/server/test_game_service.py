@@ -10,10 +10,14 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+
 from server.game.analysis import AnalysisQueue
 from server.game.connection import Connection
 from server.game.hub import Hub
+from server.game.lobby import SEND_SLICE
 from server.game.records import MemoryStore
+from server.game.room import Room
 from server.game.transport import MemoryTransport
 from server.settings import Settings
 from tressette import card_name, parse_card
@@ -423,3 +427,59 @@ class SlowSettle(MemoryStore):
         self.settling.set()
         await self.release.wait()
         return await super().settle(game_id)
+
+
+def test_the_clock_looks_only_at_rooms_with_something_due(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #42: a pass of the clock takes the lock and ticks only the rooms whose timers ran out."""
+    ticked: list[str] = []
+    original = Room.tick
+
+    async def spy(room: Room, now: float) -> None:
+        ticked.append(room.table.id)
+        await original(room, now)
+    monkeypatch.setattr(Room, "tick", spy)
+
+    async def main() -> None:
+        hub = make_hub(MemoryStore())
+        tables = [(await two_players(hub))[0] for _ in range(5)]
+        await hub.tick()
+        assert ticked == []  # five running deals, every clock still running
+        late = hub.tables[tables[2]]
+        assert late.deadline is not None
+        late.deadline -= 61
+        await hub.tick()
+        assert ticked == [tables[2]] and late.status == "finished"
+
+    asyncio.run(main())
+
+
+def test_a_lobby_to_many_sockets_goes_out_in_slices() -> None:
+    """Issue #42: a card that arrives while a lobby goes out to hundreds of idle sockets waits for one slice
+    of sends, not for all of them."""
+    async def main() -> None:
+        hub = make_hub(MemoryStore())
+        idle = [await player(hub, 100 + i, f"p{i}") for i in range(5 * SEND_SLICE)]
+        total = len(idle)
+        lobbies_when_the_card_ran: list[int] = []
+
+        def lobbies() -> int:
+            return sum(len(t.of_type("lobby")) for _, t in idle) - total  # beyond each newcomer's own
+
+        def arriving(conn: Connection) -> None:
+            send_text = conn.send_text
+
+            async def send(text: str) -> None:  # the moment the lobby starts going out, a card arrives
+                if not lobbies_when_the_card_ran:
+                    asyncio.get_running_loop().call_soon(lambda: lobbies_when_the_card_ran.append(lobbies()))
+                await send_text(text)
+            conn.send_text = send
+        for conn, _ in idle:
+            arriving(conn)
+        for conn, _ in idle:
+            conn.lobby_seen = ""  # each one's lobby is out of date
+        hub.lobby_dirty = True
+        await hub.lobby.send()
+        assert lobbies() == total  # everyone got it
+        assert lobbies_when_the_card_ran[0] <= SEND_SLICE  # the card ran after a slice, not after them all
+
+    asyncio.run(main())
