@@ -13,8 +13,8 @@ PACKAGE = Path(tressette.__file__).parent
 
 
 def test_imports_only_the_standard_library() -> None:
-    """Every import in the package is either the package itself or a stdlib module."""
-    for path in PACKAGE.glob("*.py"):
+    """Every import in the package (subpackages too) is either the package itself or a stdlib module."""
+    for path in PACKAGE.rglob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             names: list[str] = []
@@ -28,9 +28,9 @@ def test_imports_only_the_standard_library() -> None:
 
 
 def test_importing_loads_nothing_outside_the_standard_library() -> None:
-    """A fresh interpreter that imports tressette has only stdlib modules loaded besides it."""
+    """A fresh interpreter importing tressette and its four-player game loads only stdlib modules besides."""
     code = (
-        "import sys, tressette\n"
+        "import sys, tressette, tressette.partnership\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] not in sys.stdlib_module_names"
         " and m.split('.')[0] not in ('tressette', '__main__', '_distutils_hack'))\n"
         "print(','.join(bad))"
