@@ -12,6 +12,7 @@ from tressette.partnership import (
     Declaration,
     PartnershipDeal,
     PartnershipMatch,
+    PartnershipMove,
     PartnershipOptions,
     PartnershipOutcome,
     Signal,
@@ -236,3 +237,13 @@ def test_a_view_round_trips_mid_trick_with_a_signal() -> None:
         view = view_of_partnership(deal, seat, match)
         assert parse_partnership_view(view.to_json()) == view
         assert view.table_signal is Signal.STRISCIO
+
+
+def test_a_move_round_trips_and_a_malformed_one_is_refused() -> None:
+    move = PartnershipMove(parse_card("B AS"), (NAP_B, THREE_AS_NO_D), None)
+    assert PartnershipMove.from_dict(json.loads(json.dumps(move.to_dict()))) == move
+    assert PartnershipMove.from_dict({"card": "B 3", "signal": "volo"}).signal is Signal.VOLO
+    for bad in ({"signal": "volo"}, {"card": "B 11"}, {"card": "B 3", "signal": "psst"}, "B 3",
+                {"card": "B 3", "declarations": [{"kind": "four", "rank": "AS", "missing": "B"}]}):
+        with pytest.raises(ValueError):
+            PartnershipMove.from_dict(bad)

@@ -151,6 +151,8 @@ class PartnershipMove:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PartnershipMove:
         """Parse :meth:`to_dict`'s JSON (the last two fields may be left out); raise ValueError if malformed."""
+        if not isinstance(data, Mapping) or "card" not in data:
+            raise ValueError(f"a move must be an object with a 'card', got {data!r}")
         signal = data.get("signal")
         return cls(parse_card(data["card"]),
                    tuple(Declaration.from_dict(d) for d in data.get("declarations") or ()),
