@@ -210,6 +210,8 @@ def _with(data: dict[str, Any], **changes: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(("change", "words"), [
     (lambda d: _with(d, game="tressette"), "'game'"),
     (lambda d: _with(d, seat=4), "'seat'"),
+    (lambda d: _with(d, seat=True), "'seat'"),
+    (lambda d: _with(d, first_leader=0.0), "'first_leader'"),
     (lambda d: _with(d, hand=[*d["hand"], "B KAVAL"]), "appears twice"),  # played by seat 1
     (lambda d: _with(d, hand=d["hand"][1:]), "must hold 7 cards"),
     (lambda d: _with(d, first_leader=1), "leads it"),

@@ -208,7 +208,7 @@ def parse_partnership_view(data: Mapping[str, Any] | str | bytes) -> Partnership
     if missing:
         raise InvalidStateError(f"missing field(s): {', '.join(missing)}")
     seat = data["seat"]
-    if seat is not None and (isinstance(seat, bool) or seat not in SEATS):
+    if seat is not None and (type(seat) is not int or seat not in SEATS):
         raise InvalidStateError(f"'seat' must be 0..3 or null, got {seat!r}")
     options = _options(data["options"])
     first_leader = _seat(data["first_leader"], "'first_leader'")
@@ -230,9 +230,9 @@ def parse_partnership_view(data: Mapping[str, Any] | str | bytes) -> Partnership
 
 
 def _seat(value: Any, where: str) -> int:
-    if isinstance(value, bool) or value not in SEATS:
+    if type(value) is not int or value not in SEATS:  # not a bool, nor 1.0
         raise InvalidStateError(f"{where} must be a seat 0..3, got {value!r}")
-    return int(value)
+    return value
 
 
 def _options(raw: Any) -> PartnershipOptions:
