@@ -33,6 +33,8 @@ router = APIRouter(prefix="/api", tags=["accounts"])
 
 
 MIN_USERNAME, MIN_PASSWORD = 3, 6
+Language = Literal["en", "sl", "it", "hr"]
+"""The page's languages (web/js/i18n.js ``LANGS``): an account keeps one of them."""
 
 
 class FormError(HTTPException):
@@ -126,8 +128,8 @@ def _throttles(request: Request) -> Throttles:
 
 
 def user_out(user: User) -> dict[str, Any]:
-    """Return an account as clients see it."""
-    return {"id": user.id, "username": user.username, "role": user.role}
+    """Return an account as clients see it (``lang``: the page language it keeps, or None)."""
+    return {"id": user.id, "username": user.username, "role": user.role, "lang": user.lang}
 
 
 def check_username(username: str) -> None:
@@ -244,6 +246,22 @@ def upgrade(body: Credentials, user: CurrentUser, request: Request, session: DB)
 def me(user: CurrentUser) -> dict[str, Any]:
     """Return the signed-in account."""
     return user_out(user)
+
+
+class LanguageChoice(BaseModel):
+    """The page language an account keeps."""
+
+    lang: Language
+
+
+@router.put("/me/lang")
+def set_lang(body: LanguageChoice, user: CurrentUser, session: DB) -> dict[str, Any]:
+    """Keep the page language picked in the header on the signed-in account (guests too); return the account."""
+    stored = session.get(User, user.id)
+    assert stored is not None  # the account of a valid token exists
+    stored.lang = body.lang
+    session.commit()
+    return user_out(stored)
 
 
 @router.post("/admin/users/{username}/revoke-tokens", tags=["admin"])

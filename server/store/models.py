@@ -38,6 +38,8 @@ class User(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16), default="player")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    lang: Mapped[str | None] = mapped_column(String(8))
+    """The page language the account keeps (en, sl, it, hr), or None until its owner picks one."""
 
 
 class AuthToken(Base):

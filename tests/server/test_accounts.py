@@ -72,7 +72,7 @@ def test_guest_upgrade_keeps_the_account(pg_url: str, start_server: Callable[...
     r = local_http.post(f"{server.url}/api/auth/upgrade", json=body, headers=_auth(b.token), timeout=10)
     assert r.status_code == 200, r.text
     upgraded = r.json()
-    assert upgraded["user"] == {"id": guest["id"], "username": "ana_b", "role": "player"}
+    assert upgraded["user"] == {"id": guest["id"], "username": "ana_b", "role": "player", "lang": None}
     assert upgraded["token"] != b.token
     renamed = b.wait_for(lambda m: is_table(m) and m["table"]["players"][b_seat]["username"] == "ana_b")
     assert renamed["table"]["id"] == table_id
@@ -97,3 +97,27 @@ def test_guest_upgrade_keeps_the_account(pg_url: str, start_server: Callable[...
     engine.dispose()
     a.close()
     b.close()
+
+
+def test_account_keeps_the_page_language(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """The language picked in the header is kept on the account: /api/me and a later sign-in return it."""
+    server = start_server(pg_url)
+    token, user = guest_token(server.url)
+    assert user["lang"] is None  # nothing picked yet: the page follows the browser
+    r = local_http.put(f"{server.url}/api/me/lang", json={"lang": "hr"}, headers=_auth(token), timeout=5)
+    assert (r.status_code, r.json()) == (200, {**user, "lang": "hr"})
+    assert local_http.get(f"{server.url}/api/me", headers=_auth(token), timeout=5).json()["lang"] == "hr"
+    for bad in ({"lang": "de"}, {"lang": ""}, {}, {"lang": None}):
+        assert local_http.put(f"{server.url}/api/me/lang", json=bad, headers=_auth(token), timeout=5).status_code == 422
+    assert local_http.put(f"{server.url}/api/me/lang", json={"lang": "it"}, timeout=5).status_code == 401
+    assert local_http.get(f"{server.url}/api/me", headers=_auth(token), timeout=5).json()["lang"] == "hr"
+
+    # A registered account: the choice comes back with the next sign-in, and the upgrade of a guest keeps it.
+    creds = {"username": "lucia_it", "password": "secret-12"}
+    reg = local_http.post(f"{server.url}/api/auth/register", json=creds, timeout=10).json()
+    assert local_http.put(f"{server.url}/api/me/lang", json={"lang": "it"}, headers=_auth(reg["token"]),
+                          timeout=5).status_code == 200
+    assert local_http.post(f"{server.url}/api/auth/login", json=creds, timeout=10).json()["user"]["lang"] == "it"
+    up = local_http.post(f"{server.url}/api/auth/upgrade", json={"username": "ivana_hr", "password": "secret-12"},
+                         headers=_auth(token), timeout=10).json()
+    assert up["user"]["lang"] == "hr"
