@@ -204,10 +204,10 @@ def test_draws_are_revealed_as_cards(browser: Browser, pg_url: str,
             _shot(b.page, "draw-reveal-phone")
             _shot(c.page, "draw-reveal-spectator-desktop")
         if n == 2:  # Slovenian labels, and a redraw keeps the reveal
-            b.page.click("#lang")
+            b.page.select_option("#lang", "sl")
             slovene = ["Vzel si" if s == seat[b.name] else "Nasprotnik je vzel" for s, _ in draws]
             expect(b.page.locator("#draw-reveal figcaption")).to_have_text(slovene)
-            b.page.click("#lang")
+            b.page.select_option("#lang", "en")
             expect(b.page.locator("#draw-reveal figcaption")).to_have_count(2)
         if n == 3:  # left alone, the reveal goes after its time, and the hands do not move
             for v in (a, b, c):

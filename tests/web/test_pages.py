@@ -170,6 +170,12 @@ def _share(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
+def _thirds(x: int) -> str:
+    """Return points kept in thirds as the page writes them: 11 -> "3⅔", 1 -> "⅓"."""
+    whole, part = divmod(x, 3)
+    return f"{whole if whole or not part else ''}{['', '⅓', '⅔'][part]}"
+
+
 def _rating(x: dict[str, Any]) -> str:
     value = str(math.floor(x["rating"] + 0.5))
     return f"{value} ± {math.floor(x['rd'] + 0.5)}" if x.get("rd") is not None else value
@@ -244,10 +250,10 @@ def test_leaderboard_and_profile(site: Site, contexts: Callable[..., Page]) -> N
         assert row[4].startswith("won" if g["won"] else "lost")
     _shots(page, "profile")
 
-    page.click("#lang")
+    page.select_option("#lang", "sl")
     expect(page.locator("#nav-leaderboard")).to_have_text("Lestvica")
     expect(page.locator("#recent-games a.replay-link").first).to_have_text("Posnetek")
-    page.click("#lang")
+    page.select_option("#lang", "en")
     expect(page.locator("#nav-leaderboard")).to_have_text("Leaderboard")
 
     # A name from the address bar comes back in the server's error, shown as text and never as markup.
@@ -440,7 +446,7 @@ def test_admin_page(site: Site, contexts: Callable[..., Page],
     expect(page.locator("#admin-games-total")).to_have_text("1–2 / 2")
     rows = _cells(page, "#admin-games")
     assert [r[0] for r in rows] == [str(g["id"]) for g in found["games"]]
-    assert [r[3] for r in rows] == [f"{g['points'][0]} : {g['points'][1]}" for g in found["games"]]
+    assert [r[3] for r in rows] == [f"{_thirds(g['points'][0])} : {_thirds(g['points'][1])}" for g in found["games"]]
     assert [r[4] for r in rows] == [g["players"][g["winner"]] for g in found["games"]]
     page.select_option("#games-result", "won")
     page.click("#games-go")

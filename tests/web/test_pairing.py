@@ -23,7 +23,7 @@ def _guest(browser: Browser, url: str, viewport: dict[str, int], lang: str = "en
     page.click("#guest")
     expect(page.locator("#play-person")).to_be_visible()
     if lang != "en":
-        page.click("#lang")
+        page.select_option("#lang", lang)
         expect(page.locator("html")).to_have_attribute("lang", lang)
     return page
 
@@ -84,7 +84,7 @@ def test_the_bot_offer_at_the_players_level(browser: Browser, pg_url: str, start
     expect(a.locator("#bot-offer")).to_be_visible(timeout=5000)
     expect(a.locator("#seeking")).to_contain_text("Looking for an opponent")  # the seek stays while offered
     _shot(a, "pairing-bot-offer-phone-en")
-    a.click("#lang")
+    a.select_option("#lang", "sl")
     expect(a.locator("#bot-offer")).to_contain_text("Igraj proti robotu")
     _shot(a, "pairing-bot-offer-phone-sl")
     a.set_viewport_size(DESKTOP)

@@ -2,7 +2,7 @@
 // Every call carries the bearer token; the server decides who is an admin (a refusal is shown as such).
 import { call, fetchAuthed, query } from "./api.js";
 import { dataTable, errorBox, fill, h, playerLink, share, when } from "./dom.js";
-import { t, tx } from "./i18n.js";
+import { num, points, t, tx } from "./i18n.js";
 import { puzzlesSection } from "./puzzle_admin.js";
 
 const VARIANTS = ["tressette", "kifameno"];
@@ -157,18 +157,24 @@ function gamesTable(games) {
     attrs: { "data-game": g.id },
     cells: [h("a", { href: `#/replay/${g.id}`, class: "replay-link" }, String(g.id)), t(g.variant),
       h("span", {}, playerLink(g.players[0]), ` ${t("versus")} `, playerLink(g.players[1])),
-      g.points ? `${g.points[0] ?? "—"} : ${g.points[1] ?? "—"}` : "—",
+      // Points are kept in thirds and shown as players write them ("3⅔"), averages in points with two decimals.
+      g.points ? `${thirds(g.points[0])} : ${thirds(g.points[1])}` : "—",
       g.winner === null || g.winner === undefined ? "—" : g.players[g.winner],
       g.reason ? tx("reason", g.reason) : "—", g.bot_level ?? "—", when(g.started_at), when(g.ended_at),
       g.analysis ? tx("an_status", g.analysis) : "—"],
   })));
 }
 
+/** Return points kept in thirds as players write them ("3⅔"), or "—" for none. */
+function thirds(x) {
+  return x === null || x === undefined ? "—" : points(x);
+}
+
 // ----- (c) aggregate statistics ---------------------------------------------------------
 
 function statsTables(s) {
   const perDay = s.games_per_day ?? [];
-  const points = s.points_by_variant ?? [];
+  const byVariant = s.points_by_variant ?? [];
   const bots = s.bot_win_rates ?? [];
   const withKind = bots.some((b) => b.opponents !== undefined);
   return h("div", {},
@@ -176,8 +182,8 @@ function statsTables(s) {
     perDay.length ? dataTable("stats-per-day", [t("day"), t("variant"), t("games")],
       perDay.map((d) => ({ cells: [String(d.day), t(d.variant), String(d.games)] }))) : h("p", {}, t("noGames")),
     h("h3", {}, t("pointsByVariant")),
-    points.length ? dataTable("stats-points", [t("variant"), t("games"), t("avgWinner"), t("avgLoser")],
-      points.map((p) => ({ cells: [t(p.variant), String(p.games), String(p.avg_winner_points), String(p.avg_loser_points)] })))
+    byVariant.length ? dataTable("stats-points", [t("variant"), t("games"), t("avgWinner"), t("avgLoser")],
+      byVariant.map((p) => ({ cells: [t(p.variant), String(p.games), num(p.avg_winner_points / 3, 2), num(p.avg_loser_points / 3, 2)] })))
       : h("p", {}, t("noGames")),
     h("h3", {}, t("botWinRates")),
     bots.length ? dataTable("stats-bots", [t("level"), t("variant"), ...(withKind ? [t("opponents")] : []), t("games"), t("wins"), t("winShare")],

@@ -4,7 +4,7 @@
 import { call, currentUser, token } from "./api.js";
 import { cardEl } from "./cards.js";
 import { errorBox, fill, h } from "./dom.js";
-import { cardName, plural, points, t, tx } from "./i18n.js";
+import { cardName, num, percent, plural, points, t, tx } from "./i18n.js";
 
 const POLL_MS = 3000;
 const SYMBOL = { best: "★", good: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -157,11 +157,11 @@ function viewerSeat() {
 }
 
 /** Return thirds as players count points: "1⅓" when within a twentieth of a third, else points with two
- * decimals ("0.12"), so a small loss or a small difference between two cards is never shown as 0. */
+ * decimals ("0.12", "0,12" with a decimal comma), so a small loss or a small difference between two cards is never shown as 0. */
 function thirdsText(v) {
   const x = Math.max(0, v);
   const near = Math.round(x);
-  return Math.abs(x - near) < 0.05 ? points(near) : (x / 3).toFixed(2);
+  return Math.abs(x - near) < 0.05 ? points(near) : num(x / 3, 2);
 }
 
 /** Return true when move `m`'s loss is shown: any loss at all, on a card not labelled best. */
@@ -204,7 +204,7 @@ function accuracyTable(d) {
     const f = seatFigures(d, p.seat);
     return h("div", { class: "an-player", "data-seat": p.seat },
       h("div", { class: "an-name" }, state.record.players[p.seat]),
-      h("div", { class: "an-accuracy" }, `${Number(p.accuracy).toFixed(1)}%`, h("span", { class: "an-small" }, ` ${t("an_accuracy")}`)),
+      h("div", { class: "an-accuracy" }, percent(Number(p.accuracy) / 100), h("span", { class: "an-small" }, ` ${t("an_accuracy")}`)),
       h("div", { class: "an-counts" },
         counted(f.inaccuracies, "inaccuracy", "an_n_inaccuracies"),
         counted(f.mistakes, "mistake", "an_n_mistakes"),

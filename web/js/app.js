@@ -3,7 +3,7 @@
 import { adminView } from "./admin.js";
 import { call, currentUser, saveUser, signOut, token } from "./api.js";
 import { h } from "./dom.js";
-import { currentLang, setLang, t } from "./i18n.js";
+import { currentLang, LANGS, setLang, t } from "./i18n.js";
 import { announce, errorText, live, onRedraw, rerender, send, toast } from "./live.js";
 import { lobbyView, loginView, onUpgrade } from "./lobby.js";
 import { matchView } from "./match.js";
@@ -100,6 +100,30 @@ async function signOutNow() {
   render();
 }
 
+/** Keep the page's language on the signed-in account, so signing in elsewhere brings it back. */
+function keepLang() {
+  call("PUT", "/api/me/lang", { lang: currentLang() }).then(saveUser).catch(() => {
+    // Not kept this time (offline, signed out meanwhile): this browser still remembers the choice.
+  });
+}
+
+/** After a sign-in (or, with ``load``, a page opened signed in): take the account's language, or give it this
+ * page's. On load a language this browser remembers wins: it was picked here, perhaps after the account's. */
+function adoptLang(user, load = false) {
+  if (user?.lang && user.lang !== currentLang() && !(load && localStorage.getItem("treset.lang"))) {
+    setLang(user.lang);
+    render();
+  } else if (user && user.lang !== currentLang()) {
+    keepLang();
+  }
+}
+
+/** A sign-in from the form: the socket, then the account's language. */
+function signedIn() {
+  connect();
+  adoptLang(currentUser());
+}
+
 onUpgrade(() => { connect(); render(); });
 
 // ----- routing and rendering ------------------------------------------------------------
@@ -140,7 +164,10 @@ function render() {
   const user = currentUser();
   renderWho(user);
   document.getElementById("conn").hidden = !token(); // signed out: no socket, so no connection to show
-  document.getElementById("lang").textContent = currentLang() === "en" ? "SL" : "EN";
+  const pick = document.getElementById("lang");
+  pick.value = currentLang();
+  pick.title = LANGS[currentLang()];
+  document.title = `treset · ${t("tressette")} & ${t("kifameno")}`;
   const [, route, id, code] = location.hash.split("/");
   renderNav(route, id, user);
   if (PAGES[route]) {
@@ -156,7 +183,7 @@ function render() {
   if (!token()) {
     // Drawn once: a later render (the hash set on signing out, a socket closing) must not clear what is typed.
     const key = `login|${currentLang()}`;
-    if (pageKey !== key) app.replaceChildren(loginView(connect));
+    if (pageKey !== key) app.replaceChildren(loginView(signedIn));
     pageKey = key;
     return;
   }
@@ -184,7 +211,11 @@ function redraw(view) {
 }
 
 onRedraw(render);
-document.getElementById("lang").addEventListener("click", () => { setLang(currentLang() === "en" ? "sl" : "en"); render(); });
+document.getElementById("lang").addEventListener("change", (e) => {
+  setLang(e.target.value);
+  render();
+  if (token()) keepLang();
+});
 // A click or a key during the pause after a trick only ends the pause.
 document.addEventListener("pointerdown", (e) => { if (skipHold()) e.preventDefault(); }, true);
 document.addEventListener("keydown", (e) => {
@@ -213,11 +244,11 @@ setInterval(() => {
   if (id) tickTable(id);
   else tickSeek();
 }, 1000);
-setLang(currentLang());
+setLang(currentLang(), false); // <html lang>; a first visit follows the browser's languages until a pick
 if (token()) {
   connect();
   // The role may have changed since sign-in (an admin link shows only for admins).
-  call("GET", "/api/me").then((user) => { saveUser(user); render(); })
+  call("GET", "/api/me").then((user) => { saveUser(user); render(); adoptLang(user, true); })
     .catch((e) => { if (e.status === 401) { signOut(); render(); } });
 }
 if (!location.hash) location.hash = token() ? "#/lobby" : "#/login";

@@ -1,5 +1,5 @@
 // Italian-suited cards drawn as SVG: cups (K), coins (D), swords (S), batons (B); each named in the page's language.
-import { cardName, t } from "./i18n.js";
+import { cardLetter, cardName, t } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const SUIT = {
@@ -8,7 +8,6 @@ const SUIT = {
   S: { color: "#1d4f91" },
   B: { color: "#2e6b2e" },
 };
-const LABEL = { "3": "3", "2": "2", AS: "A", KRALJ: "K", KAVAL: "C", FANT: "F", "7": "7", "6": "6", "5": "5", "4": "4" };
 export const POINTS = { AS: 3, "3": 1, "2": 1, KRALJ: 1, KAVAL: 1, FANT: 1, "7": 0, "6": 0, "5": 0, "4": 0 };
 
 function el(tag, attrs = {}, parent = null) {
@@ -51,10 +50,13 @@ export function cardSvg(name) {
   const [suit, rank] = name.split(" ");
   const color = SUIT[suit].color;
   el("rect", { x: 2, y: 2, width: 96, height: 146, rx: 9, fill: "#fbf7ee", stroke: "#333", "stroke-width": 2 }, svg);
+  // The corner letter in the page's language (an Italian king is R); a two-letter one (Croatian Kn) is narrower.
+  const letter = cardLetter(rank);
   for (const [x, y, rot] of [[16, 30, 0], [84, 120, 180]]) {
-    const label = el("text", { x, y, fill: color, "font-size": 28, "font-weight": 800, "text-anchor": "middle",
-      "font-family": "system-ui, sans-serif", transform: rot ? `rotate(180 ${x} ${y - 10})` : "" }, svg);
-    label.textContent = LABEL[rank];
+    const label = el("text", { x, y, fill: color, "font-size": letter.length > 1 ? 22 : 28, "font-weight": 800,
+      "text-anchor": "middle", "font-family": "system-ui, sans-serif", transform: rot ? `rotate(180 ${x} ${y - 10})` : "" },
+    svg);
+    label.textContent = letter;
   }
   suitSymbol(suit, el("g", {}, svg));
   if (POINTS[rank] > 0) {

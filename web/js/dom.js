@@ -1,5 +1,5 @@
 // Small DOM helpers shared by the pages; server text is always inserted as text, never parsed as HTML.
-import { t } from "./i18n.js";
+import { percent, t } from "./i18n.js";
 
 /** Return a new element with attributes (on* become listeners) and children (strings become text nodes). */
 export function h(tag, attrs = {}, ...children) {
@@ -33,9 +33,9 @@ export function dataTable(id, headers, rows, classes = []) {
       h("tbody", {}, rows.map((r) => h("tr", r.attrs ?? {}, r.cells.map((c, i) => h("td", { class: classes[i] ?? null }, c)))))));
 }
 
-/** Return a win share (0..1) as a percentage with one decimal, e.g. "62.5%". */
+/** Return a win share (0..1) as a percentage with one decimal in the page's language, e.g. "62.5%", "62,5 %". */
 export function share(x) {
-  return `${(x * 100).toFixed(1)}%`;
+  return percent(x);
 }
 
 /** Return a rating (with its deviation when given, hidden on narrow screens) rounded, e.g. "1523 ± 87". */

@@ -1,4 +1,8 @@
-// Interface strings in English and Slovenian; the choice is remembered.
+// Interface strings in English and Slovenian (here), Italian and Croatian (lang_it.js, lang_hr.js); the first visit
+// takes the browser's preferred language, a choice in the header is remembered (and kept by the account).
+import HR from "./lang_hr.js";
+import IT from "./lang_it.js";
+
 const STRINGS = {
   en: {
     signin: "Sign in", register: "Register", guest: "Play as guest", username: "Username", password: "Password",
@@ -266,8 +270,22 @@ const STRINGS = {
   },
 };
 
-let lang = localStorage.getItem("treset.lang") || (navigator.language || "en").slice(0, 2);
-if (!(lang in STRINGS)) lang = "en";
+// The languages of the page, in the header's order, each named in itself.
+const MORE = { it: IT, hr: HR };
+for (const [code, pack] of Object.entries(MORE)) STRINGS[code] = pack.strings;
+export const LANGS = { en: "English", sl: "Slovenščina", it: IT.name, hr: HR.name };
+
+/** Return the language a first visit gets: the first of the browser's preferred languages the page speaks, else English. */
+export function browserLang(preferred = navigator.languages ?? [navigator.language]) {
+  for (const tag of preferred ?? []) {
+    const base = String(tag).toLowerCase().split("-")[0];
+    if (base in LANGS) return base;
+  }
+  return "en";
+}
+
+let lang = localStorage.getItem("treset.lang");
+if (!(lang in LANGS)) lang = browserLang();
 
 /** Return the string ``key`` in the current language, with ``{name}`` replaced by ``params.name``. */
 export function t(key, params = null) {
@@ -275,30 +293,60 @@ export function t(key, params = null) {
   return params ? text.replace(/\{(\w+)\}/g, (all, name) => (name in params ? String(params[name]) : all)) : text;
 }
 
-// Card names as players say them: "Ace of Cups" / "as kop" (the suit in the genitive in Slovenian).
+// Card names as players say them: "Ace of Cups", "as kop", "asso di coppe", "as kupa" (Slovenian and Croatian put
+// the suit in the genitive); Italian and Croatian ones come with their language's pack.
 const RANKS = {
   en: { "3": "Three", "2": "Two", AS: "Ace", KRALJ: "King", KAVAL: "Knight", FANT: "Jack", "7": "Seven", "6": "Six",
     "5": "Five", "4": "Four" },
   sl: { "3": "trojka", "2": "dvojka", AS: "as", KRALJ: "kralj", KAVAL: "kaval", FANT: "fant", "7": "sedmica",
     "6": "šestica", "5": "petica", "4": "štirica" },
+  it: IT.ranks, hr: HR.ranks,
 };
 const SUITS = {
   en: { K: "Cups", D: "Coins", S: "Swords", B: "Batons" },
   sl: { K: "kope", D: "dinari", S: "špade", B: "baštoni" },
+  it: IT.suits, hr: HR.suits,
 };
-const SUITS_OF = { sl: { K: "kop", D: "dinarjev", S: "špad", B: "baštonov" } };
+const SUITS_OF = { sl: { K: "kop", D: "dinarjev", S: "špad", B: "baštonov" }, hr: HR.suitsOf };
+const CARD = { en: "{rank} of {suit}", sl: "{rank} {suitOf}", it: IT.card, hr: HR.card };
+// The corner letters: English and Slovenian pages keep the Italian cavallo (C) and fante (F) beside A and K.
+const LETTERS = { en: { AS: "A", KRALJ: "K", KAVAL: "C", FANT: "F" }, sl: { AS: "A", KRALJ: "K", KAVAL: "C", FANT: "F" },
+  it: IT.letters, hr: HR.letters };
 
 /** Return the name of the card written ``"D AS"`` in the current language (e.g. "Ace of Coins", "as dinarjev"). */
 export function cardName(card) {
   const [suit, rank] = String(card).split(" ");
   if (!(rank in RANKS.en) || !(suit in SUITS.en)) return String(card);
-  if (lang === "sl") return `${RANKS.sl[rank]} ${SUITS_OF.sl[suit]}`;
-  return `${RANKS.en[rank]} of ${SUITS.en[suit]}`;
+  return CARD[lang].replace("{rank}", RANKS[lang][rank]).replace("{suit}", SUITS[lang][suit])
+    .replace("{suitOf}", SUITS_OF[lang]?.[suit] ?? SUITS[lang][suit]);
+}
+
+/** Return the letter (or number) in the corner of a card of ``rank`` in the current language: an Italian king is R. */
+export function cardLetter(rank) {
+  return LETTERS[lang][rank] ?? rank;
 }
 
 /** Return the name of a suit letter (K, D, S, B) in the current language. */
 export function suitName(suit) {
   return SUITS[lang][suit] ?? SUITS.en[suit] ?? String(suit);
+}
+
+/** Return a language's text of a page's own table (``pack`` is "rules", "puzzles" or "themes"; English and
+ * Slovenian pages pass their own in ``own``), the English one for a language without it. */
+export function packText(pack, own) {
+  return own[lang] ?? MORE[lang]?.[pack] ?? own.en;
+}
+
+/** Return ``x`` with ``digits`` decimals as the language writes it: "2.50" in English, "2,50" in the others. */
+export function num(x, digits) {
+  return new Intl.NumberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false })
+    .format(x);
+}
+
+/** Return a share 0..1 as a percentage with ``digits`` decimals in the language's way: "62.5%", "62,5 %". */
+export function percent(x, digits = 1) {
+  return new Intl.NumberFormat(lang, { style: "percent", minimumFractionDigits: digits, maximumFractionDigits: digits })
+    .format(x);
 }
 
 /** Return points counted in thirds as players write them: 11 -> "3⅔", 1 -> "⅓", 0 -> "0". */
@@ -309,10 +357,12 @@ export function points(thirds) {
 }
 
 /** Return the phrase ``key`` for the number ``n`` in the language's plural form (``key_one``, ``key_two``,
- * ``key_few``, ``key_other``; Slovenian has four by n % 100: 1, 2, 3-4, 5+), ``{n}`` replaced by ``shown``. */
+ * ``key_few``, ``key_other``: Slovenian has four by n % 100: 1, 2, 3-4, 5+, Croatian three, Italian two), ``{n}``
+ * replaced by ``shown``. A fraction takes ``key_frac`` where the language has one (Croatian "3⅔ punta"). */
 export function plural(key, n, shown = n, params = {}) {
-  const form = new Intl.PluralRules(lang).select(n);
   const table = STRINGS[lang];
+  if (!Number.isInteger(n) && `${key}_frac` in table) return t(`${key}_frac`, { ...params, n: shown });
+  const form = new Intl.PluralRules(lang).select(n);
   const name = [`${key}_${form}`, `${key}_other`].find((k) => k in table || k in STRINGS.en);
   return t(name, { ...params, n: shown });
 }
@@ -328,12 +378,15 @@ export function tx(prefix, value) {
   return STRINGS[lang][key] ?? STRINGS.en[key] ?? String(value);
 }
 
+/** Return the page's language code (en, sl, it, hr). */
 export function currentLang() {
   return lang;
 }
 
-export function setLang(next) {
-  lang = next in STRINGS ? next : "en";
-  localStorage.setItem("treset.lang", lang);
+/** Switch the page to ``next`` (English for a language it does not speak); ``remember`` keeps the choice in this
+ * browser (a first visit that only followed the browser's languages is not remembered). */
+export function setLang(next, remember = true) {
+  lang = next in LANGS ? next : "en";
+  if (remember) localStorage.setItem("treset.lang", lang);
   document.documentElement.lang = lang;
 }

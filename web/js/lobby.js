@@ -32,7 +32,7 @@ export function loginView(onSession) {
     }
   };
   return h("section", { class: "panel stack" },
-    h("h1", {}, "Tressette · Kifameno"),
+    h("h1", {}, `${t("tressette")} · ${t("kifameno")}`),
     h("p", { class: "hint" }, `${t("tressette")}: ${t("goal_tressette")} · ${t("kifameno")}: ${t("goal_kifameno")}`),
     user, pass,
     h("div", { class: "row" },

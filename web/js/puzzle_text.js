@@ -1,5 +1,5 @@
-// The puzzle page's words in English and Slovenian, and the themes' names with a line explaining each.
-import { currentLang } from "./i18n.js";
+// The puzzle page's words in English and Slovenian (Italian and Croatian in lang_it.js, lang_hr.js), and the themes' names with a line explaining each.
+import { packText } from "./i18n.js";
 
 const TEXT = {
   en: {
@@ -96,12 +96,12 @@ const THEMES = {
 
 /** Return the page's phrase ``key`` in the current language, ``{name}`` replaced from ``params``. */
 export function pt(key, params = {}) {
-  const table = TEXT[currentLang()] ?? TEXT.en;
+  const table = packText("puzzles", TEXT);
   const text = table[key] ?? TEXT.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(params[name] ?? `{${name}}`));
 }
 
 /** Return a theme's [name, explanation] in the current language (an unknown key stands for itself). */
 export function themeText(key) {
-  return (THEMES[currentLang()] ?? THEMES.en)[key] ?? THEMES.en[key] ?? [key, ""];
+  return packText("themes", THEMES)[key] ?? THEMES.en[key] ?? [key, ""];
 }

@@ -1,12 +1,13 @@
 // The rules of both games in a dialog, reachable from the lobby and the table (../shared/RULES.md in brief).
 import { cardEl } from "./cards.js";
 import { h } from "./dom.js";
-import { currentLang, t } from "./i18n.js";
+import { packText, t } from "./i18n.js";
 
 // The strength order, strongest first, shown as cards of one suit.
 const ORDER = ["3", "2", "AS", "KRALJ", "KAVAL", "FANT", "7", "6", "5", "4"];
 
-// The cards whose corner letters need a word (C and F are the Italian cavallo and fante), and two with numbers.
+// The cards whose corner letters need a word (on English and Slovenian pages C and F are the Italian cavallo and
+// fante), and two with numbers. Italian and Croatian rules come with their language (lang_it.js, lang_hr.js).
 const LEGEND = ["AS", "KRALJ", "KAVAL", "FANT", "3", "7"];
 
 const TEXT = {
@@ -67,7 +68,7 @@ const TEXT = {
 
 /** Return the rules as a section (in the current language; ``variant`` first when given). */
 export function rulesContent(variant = null) {
-  const x = TEXT[currentLang()] ?? TEXT.en;
+  const x = packText("rules", TEXT);
   const goals = variant === "kifameno" ? [x.kifameno, x.tressette] : [x.tressette, x.kifameno];
   return h("div", { class: "rules-text" },
     h("p", {}, x.cards),
@@ -89,7 +90,7 @@ export function openRules(variant = null) {
   const close = () => dialog.close();
   const dialog = h("dialog", { id: "rules-dialog", class: "rules", "aria-labelledby": "rules-title" },
     h("div", { class: "row rules-head" },
-      h("h2", { id: "rules-title" }, (TEXT[currentLang()] ?? TEXT.en).title),
+      h("h2", { id: "rules-title" }, packText("rules", TEXT).title),
       h("button", { type: "button", class: "ghost", id: "rules-close", onclick: close }, t("close"))),
     rulesContent(variant));
   dialog.addEventListener("close", () => dialog.remove());

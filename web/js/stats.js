@@ -1,7 +1,7 @@
 // Public statistics pages: the leaderboard (#/leaderboard) and a player's profile (#/player/NAME).
 import { call, query } from "./api.js";
 import { dataTable, errorBox, fill, h, playerLink, rating, share, when } from "./dom.js";
-import { points, t, tx } from "./i18n.js";
+import { percent, points, t, tx } from "./i18n.js";
 
 const VARIANTS = ["tressette", "kifameno"];
 // The filters survive re-renders (a language switch, coming back from a profile).
@@ -85,7 +85,7 @@ function totalsTable(totals) {
   return dataTable("profile-totals", headers, variants.map((v) => {
     const x = totals[v];
     const accuracy = x.accuracy === undefined || x.accuracy === null ? "—"
-      : h("span", { class: "accuracy" }, `${Number(x.accuracy).toFixed(1)}%`, h("span", { class: "rd" }, ` (${x.analysed})`));
+      : h("span", { class: "accuracy" }, percent(Number(x.accuracy) / 100), h("span", { class: "rd" }, ` (${x.analysed})`));
     return { attrs: { "data-variant": v },
       cells: [t(v), String(x.games), String(x.wins), share(x.win_share), points(x.points), ...(rated ? [rating(x.rating, x.rd)] : []),
         ...(analysed ? [accuracy] : [])] };
