@@ -60,7 +60,7 @@ export default {
     moreOptions: "Više mogućnosti", registerGuest: "Registriraj se i zadrži svoje igre i rejting",
     registerKeep: "Registriraj se", registered: "Dobro došao, {name}: igre i rejting ostaju tvoji.",
     signedOut: "Odjavljen si.", noSuchGame: "Nema igre s tim brojem.",
-    err_not_in_hand: "{card} nije među tvojim kartama.", err_must_follow: "Moraš odgovoriti na boju: igraj {suit}.",
+    err_not_in_hand: "{card} nije među tvojim kartama.", err_must_follow: "Moraš odgovoriti na boju: {suit}.",
     err_bad_card: "To nije karta.", err_not_your_turn: "Nisi na redu.", err_no_table: "Ovog stola više nema.",
     err_no_bot: "Za tu razinu još nije povezano nijedno računalo; pokušaj ponovno za trenutak.",
     err_table_full: "Oba mjesta su zauzeta; možeš gledati.",

@@ -59,7 +59,7 @@ export default {
     moreOptions: "Altre opzioni", registerGuest: "Registrati per tenere le tue partite e la tua valutazione",
     registerKeep: "Registrati", registered: "Benvenuto, {name}: le tue partite e la tua valutazione restano tue.",
     signedOut: "Sei uscito.", noSuchGame: "Non c'è nessuna smazzata con quel numero.",
-    err_not_in_hand: "Non hai {card} in mano.", err_must_follow: "Devi rispondere al seme: gioca {suit}.",
+    err_not_in_hand: "Non hai {card} in mano.", err_must_follow: "Devi rispondere al seme: {suit}.",
     err_bad_card: "Questa non è una carta.", err_not_your_turn: "Non tocca a te.", err_no_table: "Questo tavolo non c'è più.",
     err_no_bot: "Per quel livello non è ancora connesso nessun computer; riprova tra un momento.",
     err_table_full: "Entrambi i posti sono occupati; puoi guardare.",
