@@ -7,7 +7,11 @@
 # git worktree; each round starts the baseline and then the current server, each on a fresh
 # PostgreSQL database (127.0.0.1:5432, user postgres), and drives it with this checkout's
 # `python -m server.tools.loadtest` (`--token-in-url` for the baseline, which predates the auth
-# message). Every move is checked in the database. Prints one JSON line of figures per run.
+# message). Every move is checked in the database. Prints one JSON line of figures per run, with the
+# event loop's lag (lab/scripts/loop-lag.py) for servers that have the metric.
+#
+# Bisecting a performance change: `git bisect run` with a script that runs this for one round against a
+# fixed good commit and exits 1 when the current p99 is over a bound (README, "Contributing").
 set -euo pipefail
 COMMIT=${1:-f210ed9}
 TABLES=${2:-1000}
@@ -32,12 +36,14 @@ run() {  # run NAME TREE [loadtest options...]
   local figures
   figures=$(cd "$HERE" && prlimit --nofile=20000:20000 python -m server.tools.loadtest --url http://127.0.0.1:8391 \
       --tables "$TABLES" --think-ms "$THINK" --database-url "$url" "$@" || true)
+  local lag  # the event loop's lag over the run (servers from issue #42 on): the p99 and the largest bucket seen
+  lag=$(python "$HERE/lab/scripts/loop-lag.py" http://127.0.0.1:8391/metrics)
   pkill -TERM -P "$pid" || true; kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
   sleep 1
   dropdb -h 127.0.0.1 -U postgres --force "$db"
   echo "$figures" | python -c "import json,sys; d=json.load(sys.stdin); print(json.dumps({'server': '$name', \
 'moves_per_s': d['moves_per_s'], 'p50_ms': d['rtt_ms_p50'], 'p99_ms': d['rtt_ms_p99'], 'max_ms': d['rtt_ms_max'], \
-'moves_in_db': d.get('database', {}).get('moves'), 'ok': d['ok']}))"
+'moves_in_db': d.get('database', {}).get('moves'), 'ok': d['ok'], **json.loads('$lag')}))"
 }
 
 for _ in $(seq "$ROUNDS"); do
