@@ -41,7 +41,7 @@ TREE_CAPACITY = 1_500_000
 
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
-    """Tunable search settings (defaults are the measured best; see README).
+    """Tunable search settings (defaults are the measured best; see docs/agent.md).
 
     Settings measured as no gain (``lab/MEASUREMENTS.md``) were removed in issue #24: the tag
     ``search-options-before-24`` has them.

@@ -19,7 +19,7 @@ import os
 import threading
 
 TABLES_PER_CORE = 12
-"""Decisions a process takes at once per core (the default capacity): see README, "On time under load"."""
+"""Decisions a process takes at once per core (the default capacity): see docs/agent.md, "On time under load"."""
 FULL_PER_CORE = 4
 """Decisions in flight per core that still get their level's full time."""
 MIN_BUDGET_MS = 20

@@ -1,7 +1,7 @@
 """The process's event metrics (Prometheus): counters and histograms, declared once, updated where things happen.
 
 Every metric of ``/metrics`` is named here or in :mod:`server.api.metrics` (the gauges read from
-the game service at scrape time); docs/admin.md ("Metrics") describes each one. Each app has its
+the game service at scrape time); docs/operations.md ("Metrics") describes each one. Each app has its
 own :class:`Metrics` with its own registry, not the client library's global one, so several apps in
 one process (tests) do not clash. Labels take few values: a variant, a bot level, a limit's name,
 an error's code.

@@ -71,7 +71,7 @@ class Settings(BaseSettings):
     ws_compression: bool = Field(
         default=True, description="permessage-deflate on the sockets: a table message shrinks from ~2 KB to ~0.7 KB, "
         "for about a quarter of the server's CPU per move (TRESET_WS_COMPRESSION=0 turns it off)")
-    # ----- operations (docs/admin.md, "Metrics" and "Logs") -----
+    # ----- operations (docs/operations.md, "Metrics" and "Logs") -----
     log_format: Literal["text", "json"] = Field(
         default="text", description="json: one JSON object a line (time, level, logger, message, and the request, "
         "user and table ids where known)")

@@ -1,6 +1,6 @@
 """Print how long this machine takes for a fixed pure-Python load: 15,000 seeded random deals played out.
 
-The suite's times (README, lab/MEASUREMENTS.md) are only comparable at the same machine speed, which swings
+The suite's times (lab/MEASUREMENTS.md) are only comparable at the same machine speed, which swings
 by half between runs here; run this before and after a timed run and give both figures beside it.
 
     python lab/scripts/machine-speed.py

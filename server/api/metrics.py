@@ -7,7 +7,7 @@ Prometheus asks (:class:`ServiceCollector`), so serving costs nothing per change
 the event loop, which owns that state: a scrape sees it whole, never half-changed by another thread.
 
 No sign-in: the proxy must not publish it (``deploy/nginx.conf`` answers 404 for ``/metrics``);
-Prometheus scrapes each process directly (docs/admin.md, "Metrics").
+Prometheus scrapes each process directly (docs/operations.md, "Metrics").
 """
 
 from __future__ import annotations

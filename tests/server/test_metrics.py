@@ -183,7 +183,7 @@ SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count"), 
 
 def test_the_alerts_and_the_dashboard_use_real_metrics(sqlite_url: str) -> None:
     """Every ``treset_*`` series named in deploy/prometheus/alerts.yml and deploy/grafana/treset.json is served,
-    and docs/admin.md describes every metric served."""
+    and docs/operations.md describes every metric served."""
     text = generate_latest(create_app(Settings(database_url=sqlite_url)).state.metrics.registry).decode()
     families = {f.name: f.type for f in text_string_to_metric_families(text) if f.name.startswith("treset_")}
     served = {name + suffix for name, kind in families.items() for suffix in SUFFIXES[kind]}
@@ -192,10 +192,10 @@ def test_the_alerts_and_the_dashboard_use_real_metrics(sqlite_url: str) -> None:
     exprs = [r["expr"] for r in rules] + [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
     used = {name for expr in exprs for name in re.findall(r"\btreset_[a-z_]+", expr)}
     assert used and used <= served, used - served
-    admin = (ROOT / "docs" / "admin.md").read_text()
+    operations = (ROOT / "docs" / "operations.md").read_text()
     for name, kind in families.items():
         shown = name + ("_total" if kind == "counter" else "")
-        assert f"`{shown}" in admin, f"docs/admin.md does not describe {shown}"
+        assert f"`{shown}" in operations, f"docs/operations.md does not describe {shown}"
 
 
 def test_a_stall_of_the_event_loop_shows_in_its_lag() -> None:
