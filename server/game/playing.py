@@ -15,11 +15,12 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from server.game.connection import Connection
 from server.game.records import FenceRefused, GameEnd, MatchDeal, MatchEnd, NewGame, SavedGame
 from server.game.replies import NOTICE_BOTS_BUSY, NOTICE_NO_BOT, not_seated, refusal
+from server.game.rooms import Rooms, TableLost, deal_of
 from server.game.tables import Table
 from server.protocol import (
     BotTurn,
@@ -41,11 +42,6 @@ from tressette import (
     trick_to_dict,
     view_of,
 )
-
-if TYPE_CHECKING:
-    pass
-
-from server.game.rooms import Rooms, TableLost, deal_of
 
 log = logging.getLogger("treset.hub")
 T = TypeVar("T")
