@@ -14,7 +14,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=1,
-                        help="server processes on this port, one portal: needs TRESET_REDIS_URL (server/game/cluster.py)")
+                        help="server processes on this port, one portal: needs TRESET_REDIS_URL (server/game/cluster/)")
     parser.add_argument("--no-migrate", action="store_true", help="skip 'alembic upgrade head'")
     parser.add_argument("--log-health", action="store_true",
                         help="log every probe and scrape (/healthz, /readyz, /metrics; TRESET_LOG_PROBES=1)")

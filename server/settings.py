@@ -24,7 +24,7 @@ class Settings(BaseSettings):
     )
     redis_url: str | None = Field(
         default=None, description="Redis shared by several server processes (one lobby, tables owned by one process "
-        "each, taken over when it dies); unset: one process on its own (server/game/cluster.py)")
+        "each, taken over when it dies); unset: one process on its own (server/game/cluster/)")
     cluster_lease_s: float = Field(default=3.0, gt=0.5, le=60.0, description="a table's lease in Redis: another "
                                    "process takes the table over this long after its owner stopped renewing it")
     move_timeout_s: float = 60.0

@@ -30,7 +30,7 @@ from server.api.routes_puzzles import router as puzzles_router
 from server.api.routes_stats import router as stats_router
 from server.api.security import RejectNul, SecurityHeaders, install_log_redaction, origin_allowed
 from server.game.analysis import AnalysisQueue
-from server.game.cluster import Cluster
+from server.game.cluster.node import Cluster
 from server.game.connection import Connection
 from server.game.hub import Hub
 from server.game.router import MAX_OVERSIZE

@@ -21,8 +21,8 @@ from sqlalchemy.exc import IntegrityError
 from server.api.deps import DB, BearerToken, CurrentUser
 from server.api.routes_admin import Admin
 from server.api.security import client_address, reserved_name
+from server.game.cluster.shared_limits import limiters
 from server.game.limits import Limiter, retry_after
-from server.game.shared_limits import limiters
 from server.metrics import Metrics
 from server.settings import Settings
 from server.store import repos

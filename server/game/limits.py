@@ -1,7 +1,7 @@
 """In-process rate limits: a token bucket, and buckets by key (an account, an address).
 
 A process on its own keeps them in memory: a limit that resets when the process restarts is still
-a limit. Several processes share theirs in Redis (:mod:`server.game.shared_limits`, the same
+a limit. Several processes share theirs in Redis (:mod:`server.game.cluster.shared_limits`, the same
 ``Limiter`` interface), so two processes allow what one does. The figures live in ``Settings``.
 
 >>> clock = [0.0]

@@ -7,7 +7,7 @@ the range starts at about ±200 and widens while people wait. The pairs :func:`m
 no two compatible seeks unpaired (the older one of such two would have taken the other).
 
 The queue keeps at most one seek per user. :class:`MemoryQueue` serves one process alone;
-:mod:`server.game.pairing_redis` keeps the queue in Redis where every process sees it (the same policy,
+:mod:`server.game.cluster.seeks` keeps the queue in Redis where every process sees it (the same policy,
 taken atomically). The service that answers ``seek`` and seats the pairs is
 :mod:`server.game.matchmaker`.
 

@@ -192,7 +192,7 @@ def test_a_lease_is_renewed_taken_back_or_reported_lost(redis_url: str) -> None:
     """The renewal keeps this node's leases, takes back one that expired untaken, and reports one another holds."""
     import redis
 
-    from server.game.cluster import RENEW, lease_key
+    from server.game.cluster.state import RENEW, lease_key
 
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     renew = client.register_script(RENEW)

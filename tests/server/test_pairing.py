@@ -18,8 +18,8 @@ from redis.asyncio import Redis
 from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
+from server.game.cluster.seeks import RedisQueue
 from server.game.pairing import MemoryQueue, SeekEntry, Widening, compatible, match
-from server.game.pairing_redis import RedisQueue
 from server.game.records import MemoryStore
 from server.store.models import UserTotals
 from tests import local_http

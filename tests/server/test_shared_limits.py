@@ -16,8 +16,8 @@ import pytest
 import redis
 
 from server.api.routes_auth import Throttles
+from server.game.cluster.shared_limits import RedisLimits, limiters
 from server.game.limits import Limiter
-from server.game.shared_limits import RedisLimits, limiters
 from server.settings import Settings
 from tests import local_http
 from tests.conftest import LiveServer, free_port

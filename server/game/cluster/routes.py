@@ -15,8 +15,8 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from server.game.cluster_bus import Bus
-from server.game.cluster_state import ALL, BOTS, PREFIX, TABLES, inbox
+from server.game.cluster.bus import Bus
+from server.game.cluster.state import ALL, BOTS, PREFIX, TABLES, inbox
 from server.game.connection import Connection
 from server.protocol import BotHello
 

@@ -44,8 +44,8 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from server.game.cluster_leases import Leases
-from server.game.cluster_state import ALL, BOTS, EPOCH, ONLINE, RENEW, inbox, lease_key, log, node_key
+from server.game.cluster.leases import Leases
+from server.game.cluster.state import ALL, BOTS, EPOCH, ONLINE, RENEW, inbox, lease_key, log, node_key
 
 __all__ = ["Cluster", "RENEW", "lease_key"]
 
@@ -53,9 +53,9 @@ __all__ = ["Cluster", "RENEW", "lease_key"]
 class Cluster(Leases):
     """This node's part in a portal of several server processes sharing one Redis.
 
-    Its parts, each a module: :mod:`~server.game.cluster_state` (what it knows),
-    :mod:`~server.game.cluster_bus` (messages), :mod:`~server.game.cluster_routes` (where commands go),
-    :mod:`~server.game.cluster_leases` (who owns which table). It drives the game service only through
+    Its parts, each a module: :mod:`~server.game.cluster.state` (what it knows),
+    :mod:`~server.game.cluster.bus` (messages), :mod:`~server.game.cluster.routes` (where commands go),
+    :mod:`~server.game.cluster.leases` (who owns which table). It drives the game service only through
     :class:`~server.game.ports.Service` and offers it :class:`~server.game.ports.Portal`.
     """
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from server.game.cluster_state import ALL, PUBLISH_WAIT_S, NodeState, Outgoing, inbox, log
+from server.game.cluster.state import ALL, PUBLISH_WAIT_S, NodeState, Outgoing, inbox, log
 from server.game.connection import Connection
 
 
@@ -21,7 +21,7 @@ class Bus(NodeState):
     """Publishes this node's messages (one publisher: each socket's messages in order) and reads its channels."""
 
     def _receive(self, msg: dict[str, Any]) -> None:
-        """Act on one message from another node (:class:`~server.game.cluster.Cluster`)."""
+        """Act on one message from another node (:class:`~server.game.cluster.node.Cluster`)."""
         raise NotImplementedError
 
     def _send(self, channel: str, message: dict[str, Any], *, conn: Connection | None = None,

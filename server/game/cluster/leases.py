@@ -15,8 +15,8 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from server.game.cluster_routes import Routes
-from server.game.cluster_state import (
+from server.game.cluster.routes import Routes
+from server.game.cluster.state import (
     ALL,
     BOTS,
     EPOCH,

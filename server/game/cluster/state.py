@@ -12,8 +12,8 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+from server.game.cluster.seeks import RedisQueue
 from server.game.connection import Connection
-from server.game.pairing_redis import RedisQueue
 from server.game.ports import Service
 from server.protocol import table_unavailable
 
