@@ -49,7 +49,7 @@ class Settings(BaseSettings):
     max_waiting_tables: int = Field(default=3, description="tables a user may have waiting for an opponent")
     max_playing_tables: int = Field(default=10, description="deals a user may be playing at once")
     pair_range: float = Field(default=200.0, ge=0, description="quick pairing: the rating difference accepted at "
-                              "first (server/game/pairing.py)")
+                              "first (server/game/pairing/policy.py)")
     pair_range_per_s: float = Field(default=10.0, ge=0, description="... widened by this much each second waited")
     pair_range_max: float = Field(default=1000.0, ge=0, description="... up to this much")
     bot_offer_s: float = Field(default=30.0, ge=0, description="quick pairing: after this long waiting, the client "

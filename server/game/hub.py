@@ -27,7 +27,7 @@ from server.game.analysis import AnalysisQueue
 from server.game.clock import Clock
 from server.game.connection import Connection
 from server.game.lobby import LOBBY_LIMIT, Lobby
-from server.game.matchmaker import Matchmaker
+from server.game.pairing.matchmaker import Matchmaker
 from server.game.records import GameStore, SavedGame
 from server.game.restore import Restore
 from server.game.room import Room

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from server.game.analysis import AnalysisQueue
 from server.game.botpool import BotPool
 from server.game.connection import Connection
-from server.game.pairing import SeekQueue
+from server.game.pairing.policy import SeekQueue
 from server.game.records import GameStore, SavedGame
 from server.game.tables import Table
 from server.protocol import BotHello, LevelInfo
@@ -148,7 +148,7 @@ class Service(Protocol):
 
 
 class Pairing(Protocol):
-    """What the cluster asks of this process's matchmaker (:class:`~server.game.matchmaker.Matchmaker`)."""
+    """What the cluster asks of this process's matchmaker (:class:`~server.game.pairing.matchmaker.Matchmaker`)."""
 
     async def paired_here(self, user_id: int, table_id: str, node: str) -> None:
         """Seat this process's seeker ``user_id`` at the table ``node`` opened for its pair."""

@@ -19,7 +19,7 @@ from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
 from server.game.cluster.seeks import RedisQueue
-from server.game.pairing import MemoryQueue, SeekEntry, Widening, compatible, match
+from server.game.pairing.policy import MemoryQueue, SeekEntry, Widening, compatible, match
 from server.game.records import MemoryStore
 from server.store.models import UserTotals
 from tests import local_http

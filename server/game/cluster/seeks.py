@@ -1,8 +1,8 @@
-"""The queue of seeks in Redis, where every process of the portal sees it (:mod:`server.game.pairing`).
+"""The queue of seeks in Redis, where every process of the portal sees it (:mod:`server.game.pairing.policy`).
 
 One hash, ``treset:seeks``: user id -> the seek (JSON). A user's seek is put and taken with
 ``MULTI`` (the earlier one read in the same transaction). Pairs are taken optimistically: ``WATCH``
-the hash, read it, pair with the pure policy (:func:`~server.game.pairing.match`), and delete the
+the hash, read it, pair with the pure policy (:func:`~server.game.pairing.policy.match`), and delete the
 pairs in a ``MULTI``; if anyone changed the hash meanwhile (another process took a pair, someone
 came or cancelled), Redis refuses the transaction and the look starts again. So two processes never
 take the same seeker.
@@ -16,7 +16,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
-from server.game.pairing import SeekEntry, Widening, match
+from server.game.pairing.policy import SeekEntry, Widening, match
 
 SEEKS = "treset:seeks"
 """Hash: user id -> that user's seek (:meth:`SeekEntry.encode`)."""

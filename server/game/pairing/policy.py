@@ -9,7 +9,7 @@ no two compatible seeks unpaired (the older one of such two would have taken the
 The queue keeps at most one seek per user. :class:`MemoryQueue` serves one process alone;
 :mod:`server.game.cluster.seeks` keeps the queue in Redis where every process sees it (the same policy,
 taken atomically). The service that answers ``seek`` and seats the pairs is
-:mod:`server.game.matchmaker`.
+:mod:`server.game.pairing.matchmaker`.
 
 >>> w = Widening(start=200, per_s=10, most=1000)
 >>> a = SeekEntry(user_id=1, username="ana", role="player", variant="tressette", target=0, rating=1500, since=0)

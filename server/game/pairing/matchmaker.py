@@ -1,6 +1,6 @@
 """The matchmaker: ``seek`` and ``cancel_seek`` answered, pairs seated at a new table, seekers kept informed.
 
-Who is paired with whom is :mod:`server.game.pairing`'s pure policy; the seeks wait in its queue
+Who is paired with whom is :mod:`server.game.pairing.policy`'s pure policy; the seeks wait in its queue
 (this process's memory, or Redis with a portal of several processes, where a pair is taken once).
 A process makes the pairs in which one of its own sockets' seeks takes part, at once on a ``seek``
 and then at every look (about every second: the ranges widen while people wait). It opens the
@@ -20,7 +20,7 @@ from typing import Any
 
 from server.game.connection import Connection
 from server.game.lobby import Lobby
-from server.game.pairing import MemoryQueue, SeekEntry, SeekQueue, Widening, waiting_counts
+from server.game.pairing.policy import MemoryQueue, SeekEntry, SeekQueue, Widening, waiting_counts
 from server.game.room import Room
 from server.game.rooms import Rooms
 from server.game.tables import Seat, Table
