@@ -10,7 +10,8 @@ A tag looks only at the tricks holding one of the player's solution cards, excep
   (following: a card beating the lead; leading: a card the opponent holds nothing above in its suit);
 - ``last_trick``: Tressette: the player takes the 20th trick and without its 3 points would not win;
   Kifameno: the opponent takes it and with those 3 points the player would not win;
-- ``low_follow``: the player follows suit keeping a higher card of that suit;
+- ``low_follow``: the player follows suit keeping a higher card of that suit worth at least as much (so an
+  Ace, worth the most, is never the low card: following with it while keeping the 3 is not "follow low");
 - ``dump_points`` (Kifameno): the player throws a card worth points onto a trick the opponent takes;
 - ``one_move``: a single player move; ``long``: three or more.
 """
@@ -79,7 +80,8 @@ def themes(start: Endgame, solution: list[Card], rest: list[Card], depth: int) -
         if p.winner != player and _would_win(p):
             tags.add("give_lead")
         if pos.lead >= 0 and suit_of(p.card) == suit_of(pos.lead) and any(
-                suit_of(c) == suit_of(p.card) and beats(c, p.card) for c in pos.hand(player)):
+                suit_of(c) == suit_of(p.card) and beats(c, p.card) and POINTS[c] >= POINTS[p.card]
+                for c in pos.hand(player)):
             tags.add("low_follow")
         if start.variant.cfm and p.winner != player and POINTS[p.card] > 0:
             tags.add("dump_points")

@@ -14,19 +14,22 @@ import pytest
 
 from agent.analysis import known_values
 from agent.endgame import Endgame, unique_winners
-from agent.puzzle_themes import THEMES
-from agent.puzzles import find_puzzles, make_puzzle, position_key, puzzle_data, solve_puzzle
+from agent.puzzle_themes import THEMES, themes
+from agent.puzzles import best_line, find_puzzles, make_puzzle, position_key, puzzle_data, solve_puzzle
 from agent.search.solver import card_values_reference, new_table, solve_reference
 from tressette import (
+    LAST_TRICK_BONUS,
     POINTS,
     TOTAL_POINTS,
     Card,
     Deal,
     Variant,
+    beats,
     card_name,
     mask_of,
     parse_card,
     state_from_view,
+    suit_of,
     view_of,
 )
 
@@ -255,3 +258,94 @@ def test_the_line_ends_only_when_no_reply_keeps_a_unique_move(variant: Variant) 
                 assert q.is_over or unique_winners(q, q.values(tt)) is None
             checked += 1
     assert checked >= 10
+
+
+
+def _readings(start: Deal, solution: list[Card], rest: list[Card], depth: int) -> set[str]:
+    """Return the themes that are true of a line, read with the rules engine alone (not agent/puzzle_themes.py).
+
+    The line (solution, then best play to the end) is played on a :class:`Deal`; each card of the player's
+    solution is judged by its trick in that line, and its alternatives by playing them on copies.
+    """
+    player = start.to_move
+    variant = start.variant
+    tags = {"one_move"} if depth == 1 else {"long"} if depth >= 3 else set()
+    pos = start.copy()
+    # a puzzle may start after the opponent's lead: that card opens the first trick
+    pending: list[tuple[int, Card, Deal]] = [(1 - player, c, start) for c in start.table]
+    tricks: list[tuple[int, Card, Deal, int, Card]] = []  # seat, card, position before it, trick winner, other card
+    last = -1
+    for card in solution + rest:
+        pending.append((pos.to_move, card, pos.copy()))
+        trick = pos.play(card)
+        if trick is not None:
+            (s0, c0, b0), (s1, c1, b1) = pending
+            tricks += [(s0, c0, b0, trick.winner, c1), (s1, c1, b1, trick.winner, c0)]
+            pending, last = [], trick.winner
+    assert pos.is_over
+    for seat, card, before, winner, other in tricks:
+        if seat != player or card not in solution:
+            continue
+        lead = before.table[0] if before.table else None
+        if winner == player and card_name(other).endswith(" AS"):
+            tags.add("take_ace")
+        if winner != player and any(_always_wins(before, alt, player) for alt in before.legal_moves()):
+            tags.add("give_lead")
+        if lead is not None and suit_of(card) == suit_of(lead) and any(
+                suit_of(k) == suit_of(card) and beats(k, card) and POINTS[k] >= POINTS[card]
+                for k in before.hands[player]):
+            tags.add("low_follow")
+        if variant.cfm and winner != player and POINTS[card] > 0:
+            tags.add("dump_points")
+    points = pos.points[player]
+    if not variant.cfm and last == player and not _wins(variant, points - LAST_TRICK_BONUS):
+        tags.add("last_trick")
+    if variant.cfm and last != player and not _wins(variant, points + LAST_TRICK_BONUS):
+        tags.add("last_trick")
+    return tags
+
+
+def _always_wins(before: Deal, card: Card, player: int) -> bool:
+    """Return True if ``card`` takes its trick whatever the opponent answers (a follow: it takes it at once)."""
+    after = before.copy()
+    trick = after.play(card)
+    if trick is not None:
+        return trick.winner == player
+    replies = []
+    for reply in after.legal_moves():
+        answered = after.copy()
+        done = answered.play(reply)
+        assert done is not None
+        replies.append(done.winner == player)
+    return all(replies)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_theme_is_true_of_the_solvers_line(variant: Variant) -> None:
+    """Each found puzzle's themes are exactly those a separate reading of its line finds, theme by theme."""
+    tt = new_table()
+    seen: set[str] = set()
+    checked = 0
+    for seed in range(500, 540):
+        _, deck, moves = _played_to(seed, variant, 20)
+        for p in find_puzzles(variant, deck, seed % 2, moves, tt=tt):
+            at = Deal.from_deck(deck, variant, seed % 2)
+            for card in moves[:p["move_number"]]:
+                at.play(card)
+            solution = [parse_card(c) for c in p["data"]["solution"]]
+            after = at.copy()
+            for card in solution:
+                after.play(card)
+            rest = best_line(Endgame.from_deal(after), tt) if not after.is_over else []
+            assert set(p["themes"]) == _readings(at, solution, rest, p["depth"]), (seed, p["move_number"], p["themes"])
+            seen |= set(p["themes"])
+            checked += 1
+    assert checked >= 10 and len(seen) >= 4, (checked, seen)
+
+
+def test_following_with_the_ace_while_keeping_the_three_is_not_follow_low() -> None:
+    """The Ace is worth the most: following with it is never "follow low"; the King under the 3 is."""
+    for follow, expected in (("B AS", False), ("B KRALJ", True)):
+        pos = _position(Variant.TRESSETTE, [follow, "B 3"], ["B 5"], "B 4", (14, 14))
+        tags = themes(pos, [parse_card(follow)], [parse_card("B 3"), parse_card("B 5")], 1)
+        assert ("low_follow" in tags) is expected, (follow, tags)
