@@ -1,6 +1,7 @@
 """Public statistics and replays: leaderboard, player profiles, finished games move by move, matches.
 
-A game in progress is never exposed; a replay (and a match's page) is for its players and admins.
+A game in progress is never exposed; a finished game (and its match's page) is public unless it was played at a
+private table (``server.store.access``).
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ from fastapi.responses import PlainTextResponse
 from sqlalchemy import or_, select
 
 from server.api.deps import DB, CurrentUser
+from server.game.records import aborted
 from server.protocol import MAX_DB_INT
+from server.store import repos
+from server.store.access import is_public, may_see
 from server.store.analyses import analysed_accuracy
 from server.store.models import Analysis, Game, MatchRow, Move, PuzzleRating, User, UserTotals
 from server.store.rankings import RankOrder, ranking
+from server.store.ratings import provisional
 from tressette import Deal, Variant, VariantName, card_name, deal_score, trick_to_dict
 
 router = APIRouter(prefix="/api", tags=["stats"])
@@ -39,7 +44,8 @@ def profile(username: Annotated[str, Path(max_length=64)], session: DB) -> dict[
         raise HTTPException(404, f"no player {username!r}")
     totals = {t.variant: {"games": t.games, "wins": t.wins, "points": t.points,
                           "win_share": round(t.wins / t.games, 4) if t.games else 0.0,
-                          "rating": round(t.rating, 1), "rd": round(t.rating_rd, 1)}
+                          "rating": round(t.rating, 1), "rd": round(t.rating_rd, 1),
+                          "provisional": provisional(t.rating_rd)}
               for t in session.scalars(select(UserTotals).where(UserTotals.user_id == user.id))}
     for variant, (accuracy, analysed) in analysed_accuracy(session=session, user_id=user.id).items():
         if variant in totals:  # the average accuracy of its analysed games (docs/admin.md)
@@ -53,9 +59,11 @@ def profile(username: Annotated[str, Path(max_length=64)], session: DB) -> dict[
         recent.append({"id": g.id, "variant": g.variant, "opponent": opponent.username if opponent else None,
                        "points": [g.points0, g.points1][seat], "opponent_points": [g.points0, g.points1][1 - seat],
                        "won": g.winner_seat == seat, "reason": g.end_reason, "match_id": g.match_id,
+                       "rated": not aborted(g.end_reason, g.moves_at_end), "public": is_public(g),
                        "ended_at": g.ended_at.isoformat() if g.ended_at else None})
     solver = session.get(PuzzleRating, user.id)
-    puzzles = ({"rating": round(solver.rating, 1), "rd": round(solver.rating_rd, 1), "attempts": solver.attempts,
+    puzzles = ({"rating": round(solver.rating, 1), "rd": round(solver.rating_rd, 1),
+                "provisional": provisional(solver.rating_rd), "attempts": solver.attempts,
                 "solved": solver.solved} if solver is not None and solver.attempts else None)
     return {"username": user.username, "role": user.role, "totals": totals, "recent_games": recent,
             "puzzles": puzzles}
@@ -65,8 +73,8 @@ def _game_for(game_id: int, session: DB, user: User) -> Game:
     game = session.get(Game, game_id)
     if game is None or game.status != "finished":
         raise HTTPException(404, "no finished game with that id")  # games in progress are never exposed
-    if user.role != "admin" and user.id not in (game.player0_id, game.player1_id):
-        raise HTTPException(403, "only the game's players and admins may replay it")
+    if not may_see(user, game):
+        raise HTTPException(403, "a private table's games are for its players and admins")
     return game
 
 
@@ -86,6 +94,7 @@ def replay_record(game: Game, moves: list[Move], names: tuple[str, str]) -> dict
         "hands": [[card_name(c) for c in game.deck[:10]], [card_name(c) for c in game.deck[10:20]]],
         "moves": records, "tricks": [trick_to_dict(t) for t in deal.history],
         "points": [game.points0, game.points1], "winner": game.winner_seat, "reason": game.end_reason,
+        "rated": not aborted(game.end_reason, game.moves_at_end),
         "match": ({"id": game.match_id, "deal": game.match_deal, "before": [game.match_before0, game.match_before1]}
                   if game.match_id is not None else None),
     }
@@ -107,12 +116,12 @@ def replay(game_id: GameId, session: DB, user: CurrentUser) -> dict[str, Any]:
 
 @router.get("/matches/{match_id}")
 def match_page(match_id: MatchId, session: DB, user: CurrentUser) -> dict[str, Any]:
-    """Return a match and its finished deals (each with its replay's game id), for its players and admins."""
+    """Return a match and its finished deals (each with its replay's game id): public unless at a private table."""
     match = session.get(MatchRow, match_id)
     if match is None:
         raise HTTPException(404, "no match with that id")
-    if user.role != "admin" and user.id not in (match.player0_id, match.player1_id):
-        raise HTTPException(403, "only the match's players and admins may see it")
+    if not may_see(user, match):
+        raise HTTPException(403, "a private table's match is for its players and admins")
     names = [u.username if (u := session.get(User, uid)) else "?" for uid in (match.player0_id, match.player1_id)]
     games = session.execute(select(Game, Analysis.status).outerjoin(Analysis, Analysis.game_id == Game.id)
                             .where(Game.match_id == match.id, Game.status == "finished").order_by(Game.match_deal))
@@ -121,7 +130,8 @@ def match_page(match_id: MatchId, session: DB, user: CurrentUser) -> dict[str, A
               "winner": g.winner_seat, "reason": g.end_reason, "analysis": status} for g, status in games]
     return {"id": match.id, "variant": match.variant, "target": match.target, "players": names,
             "status": match.status, "scores": [match.score0, match.score1], "winner": match.winner_seat,
-            "reason": match.end_reason, "started_at": match.started_at.isoformat(),
+            "reason": match.end_reason, "rated": not repos.match_aborted(session=session, match_id=match.id),
+            "started_at": match.started_at.isoformat(),
             "ended_at": match.ended_at.isoformat() if match.ended_at else None, "deals": deals}
 
 

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from server.game.connection import Connection
-from server.game.records import FenceRefused, GameEnd, MatchDeal, MatchEnd, NewGame, SavedGame
+from server.game.records import FenceRefused, GameEnd, MatchDeal, MatchEnd, NewGame, SavedGame, aborted
 from server.game.replies import NOTICE_BOTS_BUSY, NOTICE_NO_BOT, not_seated, refusal
 from server.game.rooms import Rooms, TableLost, deal_of
 from server.game.tables import Table
@@ -50,9 +50,10 @@ BOT_ANSWER_S = 15.0
 """A bot turn unanswered this long is asked again (a message lost between processes); a bot thinks ≤ 5 s."""
 BOT_RETRY_S = 1.0
 """A bot's move the store could not take is asked for again after this long (the store may be back)."""
-NEXT_DEAL_S = 20.0
-"""Between two deals of a match the next one starts by itself after this long (or when both say so):
-time to read the deal's summary, not a way to hold the match up."""
+NEXT_DEAL_WAIT_S = 120.0
+"""Between two deals of a match the next one starts when both players are ready ("Next deal"; a bot is at
+once): no clock runs for a player who has not seen the new deal. Once one player is ready, the other has
+this long to be, or loses the match (reason ``absent``): time to read the replay, not to hold the match up."""
 
 
 class PlayingRoom:
@@ -232,14 +233,17 @@ class PlayingRoom:
                             "finished" if after.is_over else None)
         return MatchEnd(table.match_id, match.scores, match.deals + deals, winner, reason)
 
-    def close_match(self, end: MatchEnd) -> None:
-        """Take the match's stored record after a deal (or a forfeit) into the table."""
+    def close_match(self, end: MatchEnd, *, rated: bool = True) -> None:
+        """Take the match's stored record after a deal (or a forfeit) into the table.
+
+        ``rated``: False when the match ended by an aborted first deal (the store rates it so, too).
+        """
         table = self.table
         assert table.match is not None
         table.match = Match(table.variant, table.target, end.scores, end.deals)
         if end.winner is not None:
             table.match_end = {"winner": end.winner, "margin": abs(end.scores[0] - end.scores[1]),
-                               "reason": end.reason}
+                               "reason": end.reason, "rated": rated}
 
     def close_deal(self, points: tuple[int, int], winner: int, reason: str, *, analyse: bool,
                    match: MatchEnd | None = None) -> None:
@@ -248,21 +252,28 @@ class PlayingRoom:
         table.status = "finished"
         table.deadline = None
         table.result = table.result_of(points, winner, reason)
+        rated = not aborted(reason, table.move_number)  # the store's rule (repos.apply_totals)
+        table.result["rated"] = rated
         table.match_wins[winner] += 1
         if match is not None:
             before = table.match.scores if table.match else (0, 0)
-            self.close_match(match)
+            self.close_match(match, rated=rated or match.deals > 1)
             table.result["match"] = {"id": match.match_id, "before": list(before), "scores": list(match.scores),
                                      "deal": match.deals}
-            if table.match_going_on:
-                table.deadline = time.time() + NEXT_DEAL_S
         if analyse and table.game_id is not None:
             self.rooms.analysis.deal_ended(table.game_id)
         table.rematch = [bool(s and s.is_bot) for s in table.seats]
+        self.wait_for_ready()
         self.rooms.pool.turns.pop(table.id, None)
         if all(table.rematch) and table.series_left > 0:
             table.series_left -= 1
             self.rooms.spawn(self.next_in_series())
+
+    def wait_for_ready(self) -> None:
+        """Between two deals of a match: once a player is ready, start the others' wait (``NEXT_DEAL_WAIT_S``)."""
+        table = self.table
+        if table.match_going_on and any(table.rematch) and table.deadline is None:
+            table.deadline = time.time() + NEXT_DEAL_WAIT_S
 
     async def next_in_series(self) -> None:
         """Start a bot series' next deal (the table still here, the last one over)."""
@@ -297,7 +308,8 @@ class PlayingRoom:
         await self.rooms.dispatch_waiting()
 
     async def forfeit_match(self, *, loser: int, reason: str) -> None:
-        """Between two deals of a match, ``loser`` left (or stayed away): the match is lost, stored first."""
+        """Between two deals of a match, ``loser`` left, stayed away, or was not ready in time (``absent``):
+        the match is lost, stored first."""
         table = self.table
         end = self.match_after((0, 0), 1 - loser, reason, deals=0)
         if end is None or not table.match_going_on:

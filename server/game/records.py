@@ -25,6 +25,19 @@ class FenceRefused(RuntimeError):
     """
 
 
+RATED_FROM_MOVES = 2
+"""A deal that ends before both players have played a card (fewer moves than this) by a forfeit is *aborted*:
+not rated and not counted in the totals or on the leaderboard (as Lichess aborts such games)."""
+
+
+def aborted(reason: str | None, moves: int | None) -> bool:
+    """Return True if a deal that ended for ``reason`` after ``moves`` cards is aborted (see :data:`RATED_FROM_MOVES`).
+
+    A played-out deal is never aborted; a forfeit before both players had played a card is.
+    """
+    return reason != "finished" and (moves or 0) < RATED_FROM_MOVES
+
+
 class EndRefused(RuntimeError):
     """A deal's end was refused: the deal ended already, or the store holds another number of its moves."""
 

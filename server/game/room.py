@@ -173,6 +173,7 @@ class Room(PlayingRoom):
         if all(table.rematch) and all(table.seats):
             await self.start_deal()
         else:
+            self.wait_for_ready()  # in a match, the other player's wait starts now
             await self.broadcast({"kind": "rematch", "seat": seat})
 
     async def on_chat(self, conn: Connection, msg: Chat) -> None:
@@ -208,7 +209,8 @@ class Room(PlayingRoom):
                    for s in table.seats)
 
     async def tick(self, now: float) -> None:
-        """Forfeit a player whose move clock ran out, or who stayed away past the grace; ask a bot again.
+        """Forfeit a player whose move clock ran out, who stayed away past the grace, or who was not ready for a
+        match's next deal in time (:data:`~server.game.playing.NEXT_DEAL_WAIT_S`); ask a bot again.
 
         The caller holds the lock.
         """
@@ -235,7 +237,9 @@ class Room(PlayingRoom):
                 await self.vacate(seat)
             if (not gone and table.status == "finished" and table.match_going_on and all(table.seats)
                     and table.deadline is not None and now > table.deadline):
-                await self.start_deal()  # the match's next deal, as both players would have asked
+                late = [i for i, ready in enumerate(table.rematch) if not ready]
+                if len(late) == 1:  # one was ready and waited long enough: the other loses the match
+                    await self.forfeit_match(loser=late[0], reason="absent")
 
     def shift_clock(self, seconds: float) -> None:
         """Give the move clock and every reconnect grace ``seconds`` more (time the process could not run)."""

@@ -114,7 +114,7 @@ class Table:
 
         ``scores``: both totals after the deals finished; ``deal``: the number (in the match) of the
         deal being played or just finished; ``end``: how it ended, once it has; ``next_deal_at``:
-        when the next deal starts by itself (ms), between deals.
+        between deals, once one player is ready, when the other loses the match unless ready too (ms).
         """
         if not self.target:
             return None

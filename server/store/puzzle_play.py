@@ -5,7 +5,10 @@ one open puzzle per variant, and asking again returns it. The row keeps the play
 far; the attempt ends at the first wrong card or at the solve, and then, once, in the same transaction,
 the user's and the puzzle's ratings change (a solved puzzle is a win against it) and both count the try.
 Rows are locked in one order (the attempt, the puzzle, the user's rating), so concurrent attempts lose
-no update and never wait on each other in a circle. Only puzzles from finished games are served.
+no update and never wait on each other in a circle. Only puzzles from finished games are served, and none
+more than ``HARDER_BY`` above the player's rating. One puzzle moves the player's rating by at most
+``MAX_CHANGE`` points: Glicko-2 with a newcomer's deviation (350) would take ~170-190 points for a first
+wrong card; the deviation still shrinks as Glicko-2 says (Lichess likewise damps puzzle rating changes).
 """
 
 from __future__ import annotations
@@ -19,11 +22,16 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from server.game.puzzle_line import annotate, judge
+from server.store.access import may_see
 from server.store.models import Game, Puzzle, PuzzleAttempt, PuzzleRating, User
-from server.store.ratings import Rating, update
+from server.store.ratings import Rating, provisional, update
 from tressette import card_name, parse_card
 
 VARIANTS = ("tressette", "kifameno")
+HARDER_BY = 300.0
+"""A served puzzle is rated at most this much above the player (easier ones are served when nothing is near)."""
+MAX_CHANGE = 50.0
+"""The most one puzzle moves the player's rating (up or down)."""
 
 
 class PuzzleRefused(Exception):
@@ -36,11 +44,9 @@ class PuzzleRefused(Exception):
 
 
 def may_replay(session: Session, user: User, game_id: int) -> bool:
-    """Return whether ``user`` may see the game (the replay's rule: a finished game's players and admins)."""
+    """Return whether ``user`` may see the game (the replay's rule, :mod:`server.store.access`)."""
     game = session.get(Game, game_id)
-    if game is None or game.status != "finished":
-        return False
-    return user.role == "admin" or user.id in (game.player0_id, game.player1_id)
+    return game is not None and game.status == "finished" and may_see(user, game)
 
 
 def puzzle_json(puzzle: Puzzle) -> dict[str, Any]:
@@ -76,10 +82,11 @@ def rating_row(*, session: Session, user_id: int) -> PuzzleRating:
 
 
 def player_rating(*, session: Session, user_id: int) -> dict[str, Any]:
-    """Return a user's puzzle rating as the page shows it (1500 ± 350 before the first puzzle)."""
+    """Return a user's puzzle rating as the page shows it (1500 ± 350 before the first puzzle; ``provisional``
+    while the deviation is high)."""
     row = session.get(PuzzleRating, user_id)
     rating = _rating_of(row) if row else Rating()
-    return {"rating": round(rating.rating, 1), "rd": round(rating.rd, 1),
+    return {"rating": round(rating.rating, 1), "rd": round(rating.rd, 1), "provisional": provisional(rating.rd),
             "attempts": row.attempts if row else 0, "solved": row.solved if row else 0}
 
 
@@ -97,12 +104,14 @@ def _served(session: Session, user: User, puzzle: Puzzle, attempt: PuzzleAttempt
 
 
 def _nearest(session: Session, user_id: int, variant: str | None, rating: float) -> Puzzle | None:
-    """Return the unattempted puzzle of a finished game nearest ``rating`` (of ``variant``, or any)."""
+    """Return the unattempted puzzle of a finished game nearest ``rating`` (of ``variant``, or any), at most
+    ``HARDER_BY`` above it."""
     tried = exists().where(PuzzleAttempt.puzzle_id == Puzzle.id, PuzzleAttempt.user_id == user_id)
     base = select(Puzzle).join(Game, Game.id == Puzzle.game_id).where(Game.status == "finished", ~tried)
     if variant is not None:
         base = base.where(Puzzle.variant == variant)
-    above = session.scalars(base.where(Puzzle.rating >= rating).order_by(Puzzle.rating, Puzzle.id).limit(1)).first()
+    above = session.scalars(base.where(Puzzle.rating >= rating, Puzzle.rating <= rating + HARDER_BY)
+                            .order_by(Puzzle.rating, Puzzle.id).limit(1)).first()
     below = session.scalars(base.where(Puzzle.rating < rating).order_by(Puzzle.rating.desc(), Puzzle.id)
                             .limit(1)).first()
     found = [p for p in (above, below) if p is not None]
@@ -144,7 +153,9 @@ def _finish(session: Session, puzzle: Puzzle, attempt: PuzzleAttempt, user_id: i
     mine = rating_row(session=session, user_id=user_id)
     before_user, before_puzzle = _rating_of(mine), _rating_of(puzzle)
     score = 1.0 if solved else 0.0
-    after_user = update(before_user, [(before_puzzle, score)])
+    glicko = update(before_user, [(before_puzzle, score)])
+    change = max(-MAX_CHANGE, min(MAX_CHANGE, glicko.rating - before_user.rating))
+    after_user = Rating(before_user.rating + change, glicko.rd, glicko.volatility)
     after_puzzle = update(before_puzzle, [(before_user, 1.0 - score)])
     _set_rating(mine, after_user)
     _set_rating(puzzle, after_puzzle)
@@ -156,7 +167,8 @@ def _finish(session: Session, puzzle: Puzzle, attempt: PuzzleAttempt, user_id: i
     attempt.solved = solved
     attempt.rating_before, attempt.rating_after = before_user.rating, after_user.rating
     return {"rating": {"before": round(before_user.rating, 1), "after": round(after_user.rating, 1),
-                       "change": round(after_user.rating - before_user.rating, 1), "rd": round(after_user.rd, 1)},
+                       "change": round(after_user.rating - before_user.rating, 1), "rd": round(after_user.rd, 1),
+                       "provisional": provisional(after_user.rd)},
             "puzzle_rating": {"before": round(before_puzzle.rating, 1), "after": round(after_puzzle.rating, 1)},
             "themes": list(puzzle.themes), "solution": annotate(puzzle.data, puzzle.data["solution"]),
             "attempts": puzzle.attempts, "solved_count": puzzle.solved}

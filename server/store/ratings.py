@@ -22,6 +22,8 @@ DEFAULT_RATING = 1500.0
 DEFAULT_RD = 350.0
 DEFAULT_VOLATILITY = 0.06
 TAU = 0.5  # constrains volatility changes; Glickman suggests 0.3..1.2
+PROVISIONAL_RD = 110.0
+"""A rating whose deviation is above this is shown as provisional ("1500?"), as Lichess does."""
 _EPSILON = 1e-6
 
 
@@ -94,6 +96,11 @@ def update(player: Rating, results: Sequence[tuple[Rating, float]]) -> Rating:
     phi_new = 1.0 / math.sqrt(1.0 / phi_star**2 + 1.0 / v)
     mu_new = mu + phi_new**2 * gain
     return Rating(SCALE * mu_new + DEFAULT_RATING, min(DEFAULT_RD, SCALE * phi_new), sigma)
+
+
+def provisional(rd: float) -> bool:
+    """Return True if a rating with deviation ``rd`` is still provisional (too few results to trust it)."""
+    return rd > PROVISIONAL_RD
 
 
 def after_game(a: Rating, b: Rating, winner: int) -> tuple[Rating, Rating]:

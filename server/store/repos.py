@@ -16,7 +16,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from server.game.records import EndRefused
+from server.game.records import EndRefused, aborted
 from server.store.models import AuthToken, Game, MatchRow, Move, TableFence, User, UserTotals
 from server.store.ratings import Rating, after_game
 
@@ -192,17 +192,20 @@ def apply_totals(*, session: Session, game_id: int) -> bool:
     """Add a finished game to its players' totals and ratings, once; return False if it had been added.
 
     A deal of a match adds to the totals only; its match's rating update (:func:`apply_match_rating`)
-    follows once the match has ended. Any process may call it (the row's ``totals_pending`` is the
-    once-only guard); the caller commits.
+    follows once the match has ended. An aborted deal (a forfeit before both players had played a card,
+    :func:`~server.game.records.aborted`) adds nothing. Any process may call it (the row's
+    ``totals_pending`` is the once-only guard); the caller commits.
     """
     row = session.execute(
         update(Game).where(Game.id == game_id, Game.totals_pending.is_(True)).values(totals_pending=False)
         .returning(Game.player0_id, Game.player1_id, Game.points0, Game.points1, Game.winner_seat, Game.variant,
-                   Game.match_id)
+                   Game.match_id, Game.end_reason, Game.moves_at_end)
         .execution_options(synchronize_session=False)).first()
     if row is None:
         return False
-    p0, p1, points0, points1, winner, variant, match_id = row
+    p0, p1, points0, points1, winner, variant, match_id, reason, moves = row
+    if aborted(reason, moves):
+        return True
     # Locked in one order (by user id) so two games of the same players ending together cannot deadlock.
     totals = {uid: totals_row(session=session, user_id=uid, variant=variant, lock=True) for uid in sorted({p0, p1})}
     session.flush()
@@ -212,7 +215,10 @@ def apply_totals(*, session: Session, game_id: int) -> bool:
 
 
 def apply_match_rating(*, session: Session, match_id: int) -> bool:
-    """Move the players' ratings by an ended match, once; return False if there was nothing to do."""
+    """Move the players' ratings by an ended match, once; return False if there was nothing to do.
+
+    A match whose only deal was aborted (:func:`match_aborted`) moves no rating.
+    """
     row = session.execute(
         update(MatchRow).where(MatchRow.id == match_id, MatchRow.rating_pending.is_(True))
         .values(rating_pending=False)
@@ -221,10 +227,19 @@ def apply_match_rating(*, session: Session, match_id: int) -> bool:
     if row is None:
         return False
     p0, p1, winner, variant = row
+    if match_aborted(session=session, match_id=match_id):
+        return True
     totals = {uid: totals_row(session=session, user_id=uid, variant=variant, lock=True) for uid in sorted({p0, p1})}
     session.flush()
     rate(totals[p0], totals[p1], winner=winner or 0)
     return True
+
+
+def match_aborted(*, session: Session, match_id: int) -> bool:
+    """Return True if a match ended in its first deal before both players had played a card (not rated)."""
+    ends = session.execute(select(Game.end_reason, Game.moves_at_end)
+                           .where(Game.match_id == match_id, Game.status == "finished")).all()
+    return len(ends) == 1 and aborted(*ends[0])
 
 
 def match_of(*, session: Session, game_id: int) -> int | None:

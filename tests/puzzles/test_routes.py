@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from server.store.models import PuzzleRating
+from server.store.puzzle_play import HARDER_BY, MAX_CHANGE
 from server.store.ratings import Rating, update
 from tests import local_http
 from tests.conftest import LiveServer
@@ -82,7 +83,9 @@ def test_serve_solve_fail_and_refusals(db: str, request: pytest.FixtureRequest,
     shown = first["puzzle"]
     assert not {"solution", "accepted", "refutations", "themes"} & set(shown)
     assert shown["hand"] == mid["hand"] and shown["opponent_hand"] == mid["opponent_hand"]
-    assert shown["replay"] is False and shown["game_id"] == mid_game and first["you"]["rating"] == 1500.0
+    # a finished game between people is public: anyone signed in may follow the link to it
+    assert shown["replay"] is True and shown["game_id"] == mid_game and first["you"]["rating"] == 1500.0
+    assert first["you"]["provisional"] is True
     assert cene.next()["puzzle"]["id"] == mid_id  # asked again while open: the same one
 
     # Refusals: unknown id, not served, malformed cards, bad names, illegal cards.
@@ -110,8 +113,10 @@ def test_serve_solve_fail_and_refusals(db: str, request: pytest.FixtureRequest,
         assert r.status_code == 200, r.text
     solved = r.json()
     assert solved["result"] == "solved" and solved["themes"] == ["one_move"]
-    expected = update(Rating(), [(Rating(1510.0, 250.0), 1.0)])
-    assert solved["rating"]["before"] == 1500.0 and solved["rating"]["after"] == round(expected.rating, 1)
+    expected = update(Rating(), [(Rating(1510.0, 250.0), 1.0)])  # +165 by Glicko-2 alone: one puzzle moves 50
+    assert expected.rating > 1500.0 + MAX_CHANGE
+    assert solved["rating"]["before"] == 1500.0 and solved["rating"]["after"] == 1500.0 + MAX_CHANGE
+    assert solved["rating"]["rd"] == round(expected.rd, 1) and solved["rating"]["provisional"] is True
     assert [m["card"] for m in solved["solution"]] == mid["solution"]
     r = cene.attempt(mid_id, mine)
     assert (r.status_code, r.json()["code"]) == (409, "answered")
@@ -119,7 +124,7 @@ def test_serve_solve_fail_and_refusals(db: str, request: pytest.FixtureRequest,
     # The next one is nearest the new rating; a wrong card shows the refutation and the answer.
     by_id = {pid: d for pid, d, _ in puzzles.values()}
     second = cene.next()["puzzle"]
-    assert second["id"] == puzzles["low" if abs(expected.rating - 1400) < abs(expected.rating - 1700) else "high"][0]
+    assert second["id"] == puzzles["low"][0]  # 1400 and 1700 both 150 from 1550: the older one
     data = by_id[second["id"]]
     wrong_card = next(iter(data["refutations"][0]))
     r = cene.attempt(second["id"], [wrong_card])
@@ -190,3 +195,37 @@ def test_puzzle_requests_are_limited_per_user(pg_url: str, start_server: Callabl
     assert (r.status_code, r.json()["code"]) == (429, "throttled") and int(r.headers["Retry-After"]) >= 1
     other = Player(server.url, local_http.post(f"{server.url}/api/auth/guest").json()["token"])
     assert other.next()["puzzle"] is None  # another user's budget is their own
+
+
+def test_puzzles_are_served_near_the_rating_and_one_answer_moves_it_little(
+        pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """A 1290 player is never served a 2400 puzzle; a newcomer's first wrong card costs at most MAX_CHANGE."""
+    server = start_server(pg_url)
+    _, alba = _register(server.url, "alba")
+    _, boris = _register(server.url, "boris")
+    token, dora = _register(server.url, "dora")
+    with db_session(pg_url) as s:
+        hard, _ = store_game_with_puzzle(s, players=(alba, boris), variant=Variant.KIFAMENO, seed=12, rating=2400.0,
+                                         depth=2, themes=["long"])
+        easy, easy_data = store_game_with_puzzle(s, players=(alba, boris), variant=Variant.TRESSETTE, seed=2,
+                                                 rating=1100.0, themes=["one_move"])
+        s.add(PuzzleRating(user_id=dora, rating=1290.0, rating_rd=60.0, rating_volatility=0.06, attempts=40, solved=20))
+        s.commit()
+        hard_id, easy_id = hard.id, easy.id
+    assert 1290.0 + HARDER_BY < 2400.0
+    dora_api = Player(server.url, token)
+    first = dora_api.next("any")
+    assert first["puzzle"]["id"] == easy_id and first["you"]["provisional"] is False  # 190 below: served
+    r = dora_api.attempt(easy_id, [next(iter(easy_data["refutations"][0]))])
+    assert r.json()["result"] == "wrong"
+    assert dora_api.next("any")["puzzle"] is None  # the 2400 one is too far above: none near her rating
+    assert dora_api.next("kifameno")["puzzle"] is None
+
+    newcomer = Player(server.url, _register(server.url, "emil")[0])
+    served = newcomer.next("tressette")["puzzle"]
+    assert served["id"] == easy_id and hard_id != easy_id
+    failed = newcomer.attempt(easy_id, [next(iter(easy_data["refutations"][0]))]).json()
+    glicko = update(Rating(), [(Rating(1100.0, 250.0), 0.0)])
+    assert glicko.rating < 1500.0 - 100  # what Glicko-2 alone would take from a newcomer
+    assert failed["rating"]["change"] == -MAX_CHANGE and failed["rating"]["after"] == 1500.0 - MAX_CHANGE
+    assert failed["rating"]["provisional"] is True

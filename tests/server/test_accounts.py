@@ -12,7 +12,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from server.store.models import Game, UserTotals
 from tests import local_http
 from tests.conftest import LiveServer
-from tests.server.client import Client, guest_token, is_table, open_pair
+from tests.server.client import Client, guest_token, is_table, open_pair, play_cards
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -56,8 +56,8 @@ def test_guest_upgrade_keeps_the_account(pg_url: str, start_server: Callable[...
     """A guest becomes a player with the same id, games and totals; the table shows the new name."""
     server = start_server(pg_url)
     a, b, table_id = open_pair(server.url, server.ws_url)
-    playing = b.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")["table"]
-    b_seat = playing["you"]
+    play_cards(a, b, table_id, 2, b)  # both play a card: a forfeit from here on is rated and counted
+    b_seat = next(m for m in reversed(b.received) if is_table(m))["table"]["you"]
     a.send({"type": "leave_table", "table_id": table_id})  # a forfeits: one finished game for both
     b.wait_for(lambda m: is_table(m) and (m["event"] or {}).get("kind") == "leave")
     guest = local_http.get(f"{server.url}/api/me", headers=_auth(b.token), timeout=5).json()

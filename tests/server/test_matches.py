@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from typing import Any
+
+import pytest
 
 from server.game.connection import Connection
 from server.game.hub import Hub
+from server.game.playing import NEXT_DEAL_WAIT_S
 from server.game.records import MemoryStore
 from server.game.transport import MemoryTransport
 from tests.server.test_game_service import last_table, make_hub, player, send
@@ -73,12 +77,13 @@ def test_a_match_to_11_adds_whole_points_until_one_wins_then_a_rematch_opens_a_n
                 assert store.ends[game_id].match.scores == expected.scores  # type: ignore[union-attr]
                 if expected.is_over:
                     break
-                assert seen["match"]["end"] is None and seen["match"]["next_deal_at"] is not None
+                # no clock between deals until a player is ready for the next one
+                assert seen["match"]["end"] is None and seen["match"]["next_deal_at"] is None
                 for conn, _ in seats:  # both ask for the next deal
                     await send(hub, conn, type="rematch", table_id=table_id)
                 assert table.status == "playing"
             end = last_table(seats[1][1])["match"]["end"]
-            assert end == {"winner": expected.winner, "margin": expected.margin(), "reason": "finished"}
+            assert end == {"winner": expected.winner, "margin": expected.margin(), "reason": "finished", "rated": True}
             assert all(b == 1 - a for a, b in zip(leaders, leaders[1:], strict=False))  # the first lead alternates
             assert len({g.match.match_id for g in store.games.values() if g.match}) == 1  # type: ignore[union-attr]
             first_match = table.match_id
@@ -105,12 +110,13 @@ def test_a_timeout_or_leaving_between_deals_forfeits_the_match() -> None:
         end = store.ends[table.game_id or 0]
         assert end.reason == "timeout" and end.match is not None
         assert end.match.winner == 1 - late and end.match.reason == "timeout" and end.match.scores == (0, 0)
-        assert last_table(seats[0][1])["match"]["end"] == {"winner": 1 - late, "margin": 0, "reason": "timeout"}
+        assert last_table(seats[0][1])["match"]["end"] == {"winner": 1 - late, "margin": 0, "reason": "timeout",
+                                                           "rated": False}  # before any card: aborted
 
         other_id, others = await match_table(hub, 11)
         await play_deal(hub, other_id, others, rng)
         other = hub.tables[other_id]
-        assert other.match_going_on and other.deadline is not None
+        assert other.match_going_on and other.deadline is None
         await send(hub, others[1][0], type="leave_table", table_id=other_id)  # bob leaves between deals
         forfeit = store.matches[other.match_id or 0]
         assert forfeit.winner == 0 and forfeit.reason == "left" and forfeit.deals == 1
@@ -120,7 +126,7 @@ def test_a_timeout_or_leaving_between_deals_forfeits_the_match() -> None:
     asyncio.run(main())
 
 
-def test_the_next_deal_of_a_match_starts_by_itself() -> None:
+def test_the_next_deal_waits_for_both_players_and_one_never_ready_loses_only_after_the_wait() -> None:
     async def main() -> None:
         store = MemoryStore()
         hub = make_hub(store)
@@ -132,13 +138,43 @@ def test_the_next_deal_of_a_match_starts_by_itself() -> None:
         watched = last_table(cy[1])
         assert watched["you"] is None and watched["match"] == last_table(seats[0][1])["match"]
         assert watched["match"]["scores"] == list(table.match.scores)  # type: ignore[union-attr]
+        # Nobody ready: no deal starts by itself and no clock runs, however long both read.
+        assert table.status == "finished" and table.deadline is None
+        room = hub.rooms.by_id[table_id]
+        async with table.lock:
+            await room.tick(time.time() + 3600)
+        assert table.status == "finished" and table.match_end is None
+        await send(hub, seats[0][0], type="rematch", table_id=table_id)  # ann is ready: bob has the wait
         assert table.status == "finished" and table.deadline is not None
+        assert table.deadline == pytest.approx(time.time() + NEXT_DEAL_WAIT_S, abs=2)
+        assert last_table(seats[1][1])["match"]["next_deal_at"] == int(table.deadline * 1000)
         await hub.tick()
-        assert table.status == "finished"  # not yet
-        table.deadline -= 60
+        assert table.status == "finished" and table.match_end is None  # not yet
+        table.deadline -= NEXT_DEAL_WAIT_S + 1
         await hub.tick()
+        assert table.match_end is not None and table.match_end["winner"] == 0
+        assert table.match_end["reason"] == "absent" and table.match_end["rated"] is True
+        stored = store.matches[table.match_id or 0]
+        assert stored.winner == 0 and stored.reason == "absent"
+        assert {"kind": "match_end", "reason": "absent", "seat": 1} in events(seats[0][1])
+        assert table.status == "finished"  # the loser kept the seat: a new match needs both again
+
+    asyncio.run(main())
+
+
+def test_the_next_deal_starts_when_both_are_ready_with_a_fresh_clock() -> None:
+    async def main() -> None:
+        hub = make_hub(MemoryStore())
+        table_id, seats = await match_table(hub, 31)
+        table = hub.tables[table_id]
+        await play_deal(hub, table_id, seats, random.Random(3))
+        await send(hub, seats[1][0], type="rematch", table_id=table_id)
+        assert table.status == "finished"
+        await send(hub, seats[0][0], type="rematch", table_id=table_id)
         assert table.status == "playing" and table.match is not None and table.match.deals == 1
-        assert last_table(seats[0][1])["match"]["deal"] == 2
+        seen = last_table(seats[0][1])
+        assert seen["match"]["deal"] == 2
+        assert seen["turn_deadline"] == pytest.approx((time.time() + hub.settings.move_timeout_s) * 1000, abs=2000)
 
     asyncio.run(main())
 
@@ -157,13 +193,13 @@ def test_a_match_comes_back_from_the_store_mid_deal_and_between_deals() -> None:
         table = again.tables[table_id]
         assert table.status == "finished" and table.match == old.match and table.match_id == old.match_id
         assert table.result is not None and table.result["match"] == old.result["match"]  # type: ignore[index]
-        assert table.deadline is not None and table.next_first_leader == old.next_first_leader
-        table.deadline -= 60
+        assert table.deadline is None and table.next_first_leader == old.next_first_leader
         ann = await player(again, 1, "ann")
         bob = await player(again, 2, "bob")
         for conn, _ in (ann, bob):
             await send(again, conn, type="open_table", table_id=table_id)
-        await again.tick()
+        for conn, _ in (ann, bob):
+            await send(again, conn, type="rematch", table_id=table_id)
         assert table.status == "playing" and store.games[table.game_id or 0].match.deal == 2  # type: ignore[union-attr]
         for _ in range(3):  # a restart mid-deal: the match goes on from its totals before the deal
             s = table.seats[table.deal.to_move]  # type: ignore[union-attr]

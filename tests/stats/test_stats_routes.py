@@ -7,10 +7,12 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+from server.store.models import Game
 from server.store.ratings import Rating, after_game
 from tests import local_http
 from tests.conftest import ROOT, LiveServer
 from tests.server.client import Client, is_table, play_until_over
+from tests.server.db import db_session
 from tressette import Deal, Variant, parse_card
 
 
@@ -74,8 +76,19 @@ def test_leaderboard_profile_and_replay(pg_url: str, start_server: Callable[...,
     assert text.count("\n") == 23 and f"treset game {game_id}" in text and "result:" in text
 
     assert local_http.get(f"{server.url}/api/games/{game_id}/replay").status_code == 401
-    assert local_http.get(f"{server.url}/api/games/{game_id}/replay",
-                     headers={"Authorization": f"Bearer {tc}"}).status_code == 403
+    # A finished game between people is public (as on Lichess): another player replays it, and their profile
+    # says so; a private table's game stays its players' (and admins').
+    other = {"Authorization": f"Bearer {tc}"}
+    assert local_http.get(f"{server.url}/api/games/{game_id}/replay", headers=other).json()["id"] == game_id
+    assert prof["recent_games"][0]["public"] is True and prof["recent_games"][0]["rated"] is True
+    with db_session(pg_url) as s:
+        game = s.get(Game, game_id)
+        assert game is not None
+        game.opponent = "invite"
+        s.commit()
+    assert local_http.get(f"{server.url}/api/games/{game_id}/replay", headers=other).status_code == 403
+    assert local_http.get(f"{server.url}/api/games/{game_id}/replay", headers=auth).status_code == 200
+    assert local_http.get(f"{server.url}/api/players/{prof['username']}").json()["recent_games"][0]["public"] is False
     unfinished = max(g["id"] for g in prof["recent_games"]) + 1
     assert local_http.get(f"{server.url}/api/games/{unfinished}/replay", headers=auth).status_code == 404
     admin = subprocess.run([sys.executable, "-m", "server.tools.bots", "admin", "root", "--password", "admin-pw"], cwd=ROOT,

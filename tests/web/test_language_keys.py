@@ -83,7 +83,7 @@ def test_every_key_in_every_language(lang: str, part: str) -> None:
 
 # Keys whose text is the same in every language: names, symbols and patterns without words.
 SAME = {"tressette", "seconds", "matchYou", "matchNamed", "pileTotal", "password", "kifameno", "levelA", "levelB",
-        "AS", "KRALJ", "KAVAL", "FANT"}
+        "AS", "KRALJ", "KAVAL", "FANT", "provisionalMark"}
 
 
 def test_rules_name_every_corner_letter() -> None:

@@ -78,7 +78,7 @@ def test_a_match_to_11_against_the_bot_is_stored_as_linked_deals(browser: Browse
             break
         assert deals < 8
         if deals == 1:
-            expect(page.locator("#next-deal-in")).to_contain_text("The next deal starts in")
+            expect(page.locator("#next-deal-in")).to_contain_text("bot-easy is ready: press")
             _shots_everywhere(page, "match-deal-summary")
         page.click("#rematch")  # "Next deal"
         expect(page.locator("#match-head")).to_contain_text(f"deal {deals + 1} of the match", timeout=WAIT_MS)

@@ -119,7 +119,7 @@ function render() {
   const body = document.getElementById("analysis-body");
   if (!body || !state.record) return;
   if (state.error) {
-    fill(body, errorBox(state.error, "analysis-error"));
+    fill(body, errorBox(state.error, "analysis-error", "game"));
     return;
   }
   const d = state.data;

@@ -7,6 +7,7 @@ import { currentLang, LANGS, setLang, t } from "./i18n.js";
 import { announce, errorText, live, onRedraw, rerender, send, toast } from "./live.js";
 import { lobbyView, loginView, onUpgrade } from "./lobby.js";
 import { matchView } from "./match.js";
+import { renderNeeds, tickNeeds } from "./needs.js";
 import { puzzleView } from "./puzzles.js";
 import { replayView } from "./replay.js";
 import { onSeekEnded, onSeeking, tickSeek } from "./seek.js";
@@ -170,6 +171,7 @@ function render() {
   document.title = `treset · ${t("tressette")} & ${t("kifameno")}`;
   const [, route, id, code] = location.hash.split("/");
   renderNav(route, id, user);
+  renderNeeds(token() ? route : null, id);
   if (PAGES[route]) {
     const key = `${location.hash}|${currentLang()}|${token() ?? ""}`;
     if (pageKey === key) return;
@@ -243,6 +245,7 @@ setInterval(() => {
   const id = routeTable();
   if (id) tickTable(id);
   else tickSeek();
+  tickNeeds();
 }, 1000);
 setLang(currentLang(), false); // <html lang>; a first visit follows the browser's languages until a pick
 if (token()) {

@@ -18,11 +18,23 @@ export function fill(node, ...children) {
   return node;
 }
 
-/** Return a visible error line for an error thrown by api.js (with the HTTP status when there is one). */
-export function errorBox(err, id = null) {
-  const label = { 401: t("err401"), 403: t("err403"), 404: t("err404") }[err.status] ?? t("errOther");
-  const code = err.status ? ` (${err.status})` : "";
-  return h("p", { class: "error", role: "alert", id }, `${label}${code}: ${err.message}`);
+/** Return the page's words for an error thrown by api.js: by its HTTP status (``what``: "game", "match" or "player"
+ * names what was asked for), never the server's English detail. An error made by the page carries its own words
+ * (``localized``). */
+export function errorText(err, what = null) {
+  if (err.localized) return err.message;
+  const named = (key) => (what && t(`${key}_${what}`) !== `${key}_${what}` ? t(`${key}_${what}`) : t(key));
+  if (err.status === 401) return t("e43_signin");
+  if (err.status === 403) return named("e43_403");
+  if (err.status === 404) return named("e43_404");
+  if (err.status === 429) return t("e43_throttled");
+  if (err.code && t(`form_${err.code}`) !== `form_${err.code}`) return t(`form_${err.code}`, err.params ?? {});
+  return err.status ? `${t("err_internal")} (${err.status})` : t("form_offline"); // the status: for a bug report
+}
+
+/** Return a visible error line for an error thrown by api.js, in the page's language (see ``errorText``). */
+export function errorBox(err, id = null, what = null) {
+  return h("p", { class: "error", role: "alert", id }, errorText(err, what));
 }
 
 /** Return a scrollable table: headers is a list of strings, rows a list of {attrs, cells}, classes per column. */
@@ -38,9 +50,11 @@ export function share(x) {
   return percent(x);
 }
 
-/** Return a rating (with its deviation when given, hidden on narrow screens) rounded, e.g. "1523 ± 87". */
-export function rating(value, rd) {
-  return h("span", {}, `${Math.round(value)}`,
+/** Return a rating (with its deviation when given, hidden on narrow screens) rounded, e.g. "1523 ± 87";
+ * a provisional one (deviation still high) is marked "1523?". */
+export function rating(value, rd, provisional = false) {
+  return h("span", provisional ? { class: "provisional", title: t("provisional") } : {},
+    `${Math.round(value)}${provisional ? t("provisionalMark") : ""}`,
     rd === undefined || rd === null ? null : h("span", { class: "rd" }, ` ± ${Math.round(rd)}`));
 }
 

@@ -1,7 +1,7 @@
 // Matches to 11, 21 or 31 (tressette/match.py): the standing in the table's head, the standings in a deal's
 // summary, the match's end, and the match page (#/match/ID) that lists its deals with their replays.
-import { call } from "./api.js";
-import { h } from "./dom.js";
+import { call, currentUser } from "./api.js";
+import { errorBox, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { send } from "./live.js";
 
@@ -33,12 +33,32 @@ export function matchEndLine(table) {
   const me = table.you ?? 0;
   const x = m.scores[me];
   const y = m.scores[1 - me];
-  const forfeit = m.end.reason === "left" || m.end.reason === "timeout";
   let line;
   if (table.you === null) line = t("matchWonNamed", { name: nameAt(table, m.end.winner), x: m.scores[m.end.winner], y: m.scores[1 - m.end.winner] });
   else line = m.end.winner === me ? t("matchWonYou", { x, y }) : t("matchLostYou", { x, y });
-  const detail = forfeit ? t("matchByForfeit", { name: nameAt(table, 1 - m.end.winner) }) : t("matchBy", { n: m.end.margin });
-  return `${line} (${detail})`;
+  const cause = m.end.reason === "left" || m.end.reason === "timeout" ? table.result?.cause ?? m.end.reason : m.end.reason;
+  const detail = forfeitWhy(cause, 1 - m.end.winner === table.you, nameAt(table, 1 - m.end.winner)) ?? t("matchBy", { n: m.end.margin });
+  return `${line} (${detail})${m.end.rated === false ? ` · ${t("notRatedShort")}` : ""}`;
+}
+
+/** Return why a match was lost by forfeit ("by forfeit: you ran out of time"), or null if it was played out.
+ * ``you``: the loser is the reader; ``name``: the loser's name otherwise. */
+export function forfeitWhy(reason, you, name) {
+  if (!["left", "timeout", "absent", "connection"].includes(reason)) return null;
+  return t("matchForfeitBy", { why: t(`mf_${reason}${you ? "_you" : ""}`, { name }) });
+}
+
+/** Return the line under a match's summary between two deals: who is ready, and the seconds left to the one who
+ * is not (the next deal waits for both players; server/game/playing.py NEXT_DEAL_WAIT_S). */
+export function nextDealLine(table) {
+  const m = table.match;
+  const seconds = m?.next_deal_at ? Math.max(0, Math.round((m.next_deal_at - Date.now()) / 1000)) : null;
+  if (table.you === null) return seconds === null ? t("nextDealWatch") : t("nextDealWatchWait", { n: seconds });
+  const me = table.you;
+  const name = nameAt(table, 1 - me);
+  if (table.rematch[me] && !table.rematch[1 - me]) return t("nextDealYouWait", { name, n: seconds ?? "—" });
+  if (table.rematch[1 - me] && !table.rematch[me]) return t("nextDealTheyWait", { name, n: seconds ?? "—" });
+  return t("nextDealBoth");
 }
 
 /** Return the summary's match block: the standings after the deal, the end or when the next deal starts, and
@@ -50,14 +70,13 @@ export function matchSummary(table, canGoOn) {
   const me = table.you ?? 0;
   const gains = r ? [r.scores[0] - r.before[0], r.scores[1] - r.before[1]] : null;
   const end = matchEndLine(table);
-  const seconds = m.next_deal_at ? Math.max(0, Math.round((m.next_deal_at - Date.now()) / 1000)) : null;
   const view = table.you === null ? [0, 1] : [me, 1 - me];
   return h("div", { class: `match-summary${end ? " over" : ""}`, id: "match-summary" },
     end ? h("p", { class: "match-end", id: "match-end" }, end) : null,
     h("p", { id: "match-after" }, `${t("matchAfterDeal", { n: r?.deal ?? m.deal })} `, h("strong", {}, standing(table, m.scores)),
       gains ? h("span", { class: "hint" }, ` (${t("matchGain", { a: gains[view[0]], b: gains[view[1]] })})`) : null,
       ` · ${t("matchTo", { n: m.target })}`),
-    !end && seconds !== null ? h("p", { class: "hint", id: "next-deal-in" }, t("nextDealIn", { n: seconds })) : null,
+    !end && canGoOn ? h("p", { class: "hint", id: "next-deal-in" }, nextDealLine(table)) : null,
     canGoOn ? h("div", { class: "row" }, matchButton(table)) : null);
 }
 
@@ -74,8 +93,7 @@ function matchButton(table) {
 /** Update the countdown to the next deal without redrawing the page. */
 export function tickMatch(table) {
   const node = document.getElementById("next-deal-in");
-  const at = table?.match?.next_deal_at;
-  if (node && at) node.textContent = t("nextDealIn", { n: Math.max(0, Math.round((at - Date.now()) / 1000)) });
+  if (node && table?.match?.next_deal_at) node.textContent = nextDealLine(table);
 }
 
 /** Return the match page (#/match/ID): the players, the totals, each finished deal with its replay. */
@@ -84,6 +102,14 @@ export function matchView(id) {
   call("GET", `/api/matches/${encodeURIComponent(id)}`).then((m) => {
     const over = m.winner !== null && m.winner !== undefined;
     const head = t("matchTitle", { a: m.players[0], b: m.players[1], n: m.target });
+    const me = m.players.indexOf(currentUser()?.username);
+    let result = t("matchGoesOn");
+    if (over) {
+      const line = me < 0 ? t("matchWonNamed", { name: m.players[m.winner], x: m.scores[m.winner], y: m.scores[1 - m.winner] })
+        : t(me === m.winner ? "matchWonYou" : "matchLostYou", { x: m.scores[me], y: m.scores[1 - me] });
+      const why = forfeitWhy(m.reason, me === 1 - m.winner, m.players[1 - m.winner]) ?? t("matchBy", { n: Math.abs(m.scores[0] - m.scores[1]) });
+      result = `${line} (${why})${m.rated === false ? ` · ${t("notRated")}` : ""}`;
+    }
     const total = t("matchNamed", { a: m.players[0], x: m.scores[0], y: m.scores[1], b: m.players[1] });
     const rows = m.deals.map((d) => h("tr", {},
       h("td", {}, String(d.deal)), h("td", {}, `${d.before[0]} : ${d.before[1]}`),
@@ -92,10 +118,10 @@ export function matchView(id) {
     box.replaceChildren(
       h("h1", {}, `${t(m.variant)} · ${head}`),
       h("p", { id: "match-total" }, h("strong", {}, total), " · ",
-        over ? t("matchWonNamed", { name: m.players[m.winner], x: m.scores[m.winner], y: m.scores[1 - m.winner] }) : t("matchGoesOn")),
+        h("span", { id: "match-result" }, result)),
       rows.length ? h("table", { class: "list", id: "match-deals" },
         h("thead", {}, h("tr", {}, ["matchDealCol", "matchBeforeCol", "matchPointsCol", "matchAfterCol", "replay"].map((k) => h("th", {}, t(k))))),
         h("tbody", {}, rows)) : h("p", { class: "hint" }, t("matchNone")));
-  }).catch((e) => box.replaceChildren(h("p", { class: "error", role: "alert" }, e.message ?? String(e))));
+  }).catch((e) => box.replaceChildren(errorBox(e, "match-error", "match")));
   return box;
 }

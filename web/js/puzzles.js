@@ -67,7 +67,9 @@ async function play(card) {
     draw();
     return;
   }
-  if (answer.rating) state.you = { ...state.you, rating: answer.rating.after, rd: answer.rating.rd };
+  if (answer.rating) {
+    state.you = { ...state.you, rating: answer.rating.after, rd: answer.rating.rd, provisional: answer.rating.provisional };
+  }
   if (answer.result === "wrong") {
     Object.assign(state, { hold: null, busy: false, result: answer, status: "wrong" });
   } else {
@@ -94,11 +96,18 @@ function draw() {
   const head = h("div", { class: "row puzzle-top" },
     h("h1", {}, pt("title")),
     h("label", {}, t("variant"), " ", variantSelect()),
-    state.you ? h("span", { class: "puzzle-you", id: "puzzle-you" }, `${pt("rating")}: ${Math.round(state.you.rating)}`) : null);
+    state.you ? youRating(state.you) : null);
   if (state.error) return fill(root, head, errorBox(state.error));
-  if (!p) return fill(root, head, h("p", { id: "puzzle-none" }, state.busy ? "…" : pt("none")));
+  if (!p) return fill(root, head, h("p", { id: "puzzle-none" }, state.busy ? "…" : pt(state.variant === "any" ? "none_any" : "none")));
   fill(root, head, board(p), state.result ? resultView(p, state.result) : null,
     h("p", { class: "hint" }, pt("keys")));
+}
+
+/** Return the player's puzzle rating: "1450?" and a word while it is provisional (its deviation still high). */
+function youRating(you) {
+  return h("span", { class: "puzzle-you", id: "puzzle-you" }, `${pt("rating")}: ${Math.round(you.rating)}`,
+    you.provisional ? h("span", { class: "provisional", id: "puzzle-provisional", title: pt("provisional") },
+      `? (${pt("provisional")})`) : null);
 }
 
 function variantSelect() {

@@ -22,7 +22,7 @@ export function replayView(id) {
   }
   shown = { key, record: null, step: 0, error: null };
   if (!/^\d{1,18}$/.test(id)) { // e.g. a table's id pasted here: games are numbered
-    shown.error = Object.assign(new Error(t("noSuchGame")), { status: 404 });
+    shown.error = Object.assign(new Error(t("noSuchGame")), { status: 404, localized: true });
     fillBody(body);
     return page;
   }
@@ -36,7 +36,7 @@ export function replayView(id) {
 function fillBody(body) {
   if (shown.error) {
     // replaceChildren would write a null as the text "null": only the nodes that apply.
-    fill(body, ...[errorBox(shown.error, "replay-error"),
+    fill(body, ...[errorBox(shown.error, "replay-error", "game"),
       shown.error.status === 401 ? h("p", {}, h("a", { href: "#/login" }, t("signin"))) : null].filter(Boolean));
     return;
   }
@@ -139,7 +139,8 @@ function resultLine(r) {
   // Players count whole points (the thirds are dropped); the exact score follows.
   const whole = r.points.map((p) => (p === null || p === undefined ? "—" : Math.floor(p / 3)));
   const exact = r.points.every((p) => Number.isInteger(p)) ? ` (${t("exactScore")} ${points(r.points[0])} : ${points(r.points[1])})` : "";
-  return `${t("winner")}: ${winner} · ${whole[0]} : ${whole[1]}${exact}${why}`;
+  const unrated = r.rated === false ? ` · ${t("notRatedShort")}` : "";
+  return `${t("winner")}: ${winner} · ${whole[0]} : ${whole[1]}${exact}${why}${unrated}`;
 }
 
 function trickItem(r, tr, i) {
@@ -166,7 +167,7 @@ function recordPanel(id) {
         status.textContent = t("copyByHand"); // no clipboard permission: the text is shown to select
       }
     } catch (e) {
-      fill(status, errorBox(e));
+      fill(status, errorBox(e, null, "game"));
     }
   };
   return h("section", { class: "panel" },

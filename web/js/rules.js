@@ -37,6 +37,11 @@ const TEXT = {
       + "same deal, the higher total wins. In Kifameno the first to reach the target loses; if both reach it, the "
       + "higher total loses. Equal totals play another deal. The first lead alternates between deals; leaving or "
       + "running out of time loses the match.",
+    nextDeal: "Between two deals of a match the next one starts only when both players are ready (\"Next deal\"; a "
+      + "bot is ready at once): nobody's clock runs before they could see the new deal, even while reading the replay "
+      + "or the analysis. Once one player is ready, the other has 2 minutes, or loses the match.",
+    aborted: "A game lost by a forfeit before both players had played a card is not rated and does not count on the "
+      + "leaderboard.",
   },
   sl: {
     title: "Kako se igra",
@@ -63,6 +68,11 @@ const TEXT = {
       + "zmaga višji seštevek. Pri kifamenu partijo izgubi, kdor prvi doseže cilj; če ga dosežeta oba, izgubi višji "
       + "seštevek. Pri enakem seštevku se igra še ena igra. Prvi izigra izmenično; kdor zapusti mizo ali mu zmanjka "
       + "časa, izgubi partijo.",
+    nextDeal: "Med dvema igrama partije se naslednja začne šele, ko sta pripravljena oba (\"Naslednja igra\"; robot je "
+      + "pripravljen takoj): nikomur ne teče čas, preden novo igro vidi, tudi če bere posnetek ali analizo. Ko je "
+      + "pripravljen eden, ima drugi 2 minuti, sicer izgubi partijo.",
+    aborted: "Igra, ki se konča s predajo, preden sta oba igralca odigrala karto, se ne oceni in se ne šteje na "
+      + "lestvici.",
   },
 };
 
@@ -81,6 +91,8 @@ export function rulesContent(variant = null) {
     h("p", {}, x.points), h("p", {}, x.play), h("p", {}, x.stock),
     goals.map((g) => h("p", { class: "goal" }, g)),
     h("p", { id: "rules-match" }, x.match),
+    h("p", { id: "rules-next-deal" }, x.nextDeal),
+    h("p", { id: "rules-aborted" }, x.aborted),
     h("p", { class: "hint" }, x.keys));
 }
 

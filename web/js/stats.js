@@ -1,5 +1,5 @@
 // Public statistics pages: the leaderboard (#/leaderboard) and a player's profile (#/player/NAME).
-import { call, query } from "./api.js";
+import { call, currentUser, query, token } from "./api.js";
 import { dataTable, errorBox, fill, h, playerLink, rating, share, when } from "./dom.js";
 import { percent, points, t, tx } from "./i18n.js";
 
@@ -62,10 +62,12 @@ export function profileView(name) {
   call("GET", `/api/players/${encodeURIComponent(name)}`).then((data) => {
     if (data.role && data.role !== "player") page.querySelector("h1").append(h("span", { class: "badge" }, roleName(data.role)));
     const puzzles = data.puzzles ? h("p", { id: "profile-puzzles" }, h("a", { href: "#/puzzles" }, t("profilePuzzles")), " ",
-      t("profilePuzzleLine", { rating: Math.round(data.puzzles.rating), solved: data.puzzles.solved, tried: data.puzzles.attempts }))
+      t("profilePuzzleLine", { rating: `${Math.round(data.puzzles.rating)}${data.puzzles.provisional ? t("provisionalMark") : ""}`,
+        solved: data.puzzles.solved, tried: data.puzzles.attempts }),
+      data.puzzles.provisional ? h("span", { class: "rd", id: "profile-puzzles-provisional" }, ` (${t("provisional")})`) : null)
       : null;
     fill(body, h("h2", {}, t("totals")), totalsTable(data.totals ?? {}), puzzles, h("h2", {}, t("recentGames")), recentTable(data));
-  }).catch((e) => fill(body, errorBox(e)));
+  }).catch((e) => fill(body, errorBox(e, "profile-error", "player")));
   return page;
 }
 
@@ -87,9 +89,17 @@ function totalsTable(totals) {
     const accuracy = x.accuracy === undefined || x.accuracy === null ? "—"
       : h("span", { class: "accuracy" }, percent(Number(x.accuracy) / 100), h("span", { class: "rd" }, ` (${x.analysed})`));
     return { attrs: { "data-variant": v },
-      cells: [t(v), String(x.games), String(x.wins), share(x.win_share), points(x.points), ...(rated ? [rating(x.rating, x.rd)] : []),
+      cells: [t(v), String(x.games), String(x.wins), share(x.win_share), points(x.points), ...(rated ? [rating(x.rating, x.rd, x.provisional)] : []),
         ...(analysed ? [accuracy] : [])] };
   }));
+}
+
+/** Return true if the signed-in visitor may replay a game of ``data``'s player (server/store/access.py): any
+ * finished game not played at a private table, a private one only by its players (and admins). */
+function mayReplay(data, g) {
+  const me = currentUser();
+  if (!token() || !me) return false;
+  return g.public !== false || me.username === data.username || me.role === "admin";
 }
 
 function recentTable(data) {
@@ -99,7 +109,9 @@ function recentTable(data) {
   return dataTable("recent-games", headers, games.map((g) => ({
     attrs: { "data-game": g.id },
     cells: [when(g.ended_at), t(g.variant), playerLink(g.opponent), `${Math.floor(g.points / 3)} : ${Math.floor(g.opponent_points / 3)}`,
-      (g.won ? t("won") : t("lost")) + (g.reason && g.reason !== "finished" ? ` (${tx("reason", g.reason)})` : ""),
-      h("a", { href: `#/replay/${g.id}`, class: "replay-link" }, t("replay"))],
+      (g.won ? t("won") : t("lost")) + (g.reason && g.reason !== "finished" ? ` (${tx("reason", g.reason)})` : "")
+        + (g.rated === false ? ` · ${t("notRatedShort")}` : ""),
+      mayReplay(data, g) ? h("a", { href: `#/replay/${g.id}`, class: "replay-link" }, t("replay"))
+        : h("span", { class: "rd private-game" }, t("privateGame"))],
   })), ["wide-only"]);
 }

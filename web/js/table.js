@@ -72,7 +72,10 @@ function applyEvent(table, ev, prev, q, onShown) {
     hideDraws(table.id);
   } else if (ev.kind === "end" || ev.kind === "match_end") {
     hideDraws(table.id);
-    if (table.result) announce([endHeading(table), causeLine(table), matchEndLine(table)].filter(Boolean).join(" "));
+    if (table.result) {
+      announce([endHeading(table), causeLine(table), table.result.rated === false ? t("notRated") : null,
+        matchEndLine(table)].filter(Boolean).join(" "));
+    }
   } else if (ev.kind === "disconnect" || ev.kind === "reconnect") {
     const name = table.players[ev.seat]?.username ?? "—";
     if (ev.seat !== table.you) announce(ev.kind === "disconnect" ? t("awayNoClock", { name }) : t("isBack", { name }));
@@ -321,12 +324,14 @@ function endName(table, seat) {
   return table.result?.players?.[seat] ?? nameOf(table, seat);
 }
 
-/** Return the line saying how the deal ended: points, or the loser's leaving, lost connection or clock. */
+/** Return the line saying how the deal ended: points, or the loser's leaving, lost connection or clock ("You ran
+ * out of time." to the loser). */
 function causeLine(table) {
   const r = table.result;
   const cause = r.cause ?? r.reason;
-  const loser = endName(table, 1 - r.winner);
-  return t(`cause_${["left", "connection", "timeout"].includes(cause) ? cause : "finished"}`, { name: loser });
+  if (!["left", "connection", "timeout"].includes(cause)) return t("cause_finished");
+  const loser = 1 - r.winner;
+  return t(`cause_${cause}${loser === table.you ? "_you" : ""}`, { name: endName(table, loser) });
 }
 
 function summaryTricks(table) {
@@ -373,6 +378,7 @@ function summaryView(table) {
     matchSummary(table, !opponentGone),
     h("h2", { id: "summary-head" }, heading, forfeit ? h("span", { class: "forfeit" }, ` · ${t("byForfeit")}`) : null),
     h("p", { class: `end-reason${forfeit ? " forfeit" : ""}`, id: "end-reason" }, causeLine(table)),
+    r.rated === false ? h("p", { class: "not-rated", id: "not-rated" }, t("notRated")) : null,
     h("p", { class: "final", id: "final-score" }, score,
       h("span", { class: "exact" }, ` (${t("exactScore")} ${exact})`)),
     h("p", { class: "summary-goal" }, `${t(table.variant)}: ${t(`goal_${table.variant}`)}`),
