@@ -192,8 +192,8 @@ class Room(PlayingRoom):
         await asyncio.gather(*(c.send(line) for c in self.seats.audience(table.id)))
 
     def due(self, now: float) -> bool:
-        """Return True if :meth:`tick` may have something to do at ``now`` (a bot asked again, a clock or
-        a reconnect grace run out, a match's next deal); False for certain otherwise.
+        """Return True if :meth:`tick` may have something to do at ``now`` (a bot asked again, a move clock, a
+        reconnect grace or a match's wait for the next deal run out); False for certain otherwise.
 
         A plain check without the lock or a coroutine: the clock passes over every room five times a
         second, and most have nothing due (at 2,000 tables the full tick held the loop ~18 ms a pass).
