@@ -25,9 +25,10 @@ chance beyond its noise (``drop``):
 ========== ==============================================================
 label      when
 ========== ==============================================================
-best       ``excess`` < ``GOOD_LOSS`` (0.5: the best card, an equal one, or within
-           the noise and half a figure; in the known part only a loss of 0)
-good       ``excess`` < ``INACCURACY_LOSS`` (1.5: one figure, a third of a point)
+best       no card is valued higher: a ``loss`` of 0 (the best card or an equal one)
+good       ``excess`` < ``INACCURACY_LOSS`` (1.5: one figure, a third of a point), a card
+           valued lower than the best but within the noise of the estimate (as chess
+           analysis boards call a move "good" that is not the engine's but as good as it can tell)
 inaccuracy ``excess`` >= 1.5, or ``drop`` >= ``INACCURACY_WIN_DROP`` (5 points of win chance)
 mistake    ``excess`` >= ``MISTAKE_LOSS`` (3: an ace, one traditional point),
            or ``drop`` >= ``MISTAKE_WIN_DROP`` (10 points of win chance)
@@ -251,6 +252,8 @@ def judge_move(values: Values, variant: Variant, played: Card) -> dict[str, Any]
     else:
         mark = label(excess, drop, False)
         gave_up = drop >= BLUNDER_WIN_DROP and best_win >= 0.5 > win
+    if mark == "best" and _r(loss) > 0:
+        mark = "good"  # "best" only when no card is valued higher, or the list of cards would contradict it
     return {
         "card": card_name(played), "known": values.known, "best": card_name(best),
         "value": _r(value), "best_value": _r(best_value), "loss": _r(loss), "noise": _r(noise),

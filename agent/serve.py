@@ -79,8 +79,9 @@ def main(argv: list[str]) -> int:
         warmup()
     service = BotService(server=args.server, token=token, levels=levels, capacity=capacity,
                          analysis=args.analysis)
-    log.info("capacity %d on %d cores: budgets shrink beyond %d decisions at once", capacity, cores(),
-             service.pool.slots)
+    # `make up` shows the bot's log to whoever starts the site: the load figures are for a developer (DEBUG).
+    log.debug("capacity %d on %d cores: budgets shrink beyond %d decisions at once", capacity, cores(),
+              service.pool.slots)
     return asyncio.run(_run_until_signalled(service))
 
 

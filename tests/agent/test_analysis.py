@@ -22,7 +22,9 @@ from agent.analysis import (
     MISTAKE_LOSS,
     MISTAKE_WIN_DROP,
     RecordError,
+    Values,
     analyse,
+    judge_move,
     known_values,
     label,
     move_kind,
@@ -30,6 +32,7 @@ from agent.analysis import (
 )
 from agent.decide import solve
 from agent.levels import level_info
+from agent.search.evaluate import CardValue
 from agent.search.solver import card_values_reference, new_table
 from agent.service import BotService
 from tests.forkserver import run_module
@@ -284,6 +287,23 @@ def test_labels_follow_the_documented_thresholds() -> None:
         "best", "good", "inaccuracy", "mistake", "blunder"]
     assert label(0.0, MISTAKE_WIN_DROP, False) == "mistake" and label(0.0, BLUNDER_WIN_DROP, False) == "blunder"
     assert label(0.0, 0.0, True) == "blunder"
+
+
+def test_best_is_only_a_card_no_other_card_beats() -> None:
+    """A card valued below another, even within the estimate's noise, is "good", never "best" (issue #43)."""
+    played, other = parse_card("D 7"), parse_card("D AS")
+    rng = np.random.default_rng(5)
+    spread = rng.normal(0.0, 1.0, 8)  # noisy batches: a 0.2-third gap is well inside the noise
+    searched = {played: CardValue(played, 15.0 + spread, np.full(8, 0.5)),
+                other: CardValue(other, 15.2 + spread[::-1], np.full(8, 0.5))}
+    values = Values({c: v.mean for c, v in searched.items()}, {c: v.win for c, v in searched.items()}, searched)
+    judged = judge_move(values, Variant.TRESSETTE, played)
+    assert judged["best"] == card_name(other) and judged["loss"] > 0
+    assert judged["label"] == "good"
+    assert judge_move(values, Variant.TRESSETTE, other)["label"] == "best"
+    # In Kifameno the fewer points are the better: the same two cards swap their labels.
+    assert judge_move(values, Variant.KIFAMENO, played)["label"] == "best"
+    assert judge_move(values, Variant.KIFAMENO, other)["label"] == "good"
 
 
 def test_a_win_handed_over_and_not_taken_is_a_missed_win() -> None:

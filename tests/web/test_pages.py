@@ -299,10 +299,11 @@ def test_replay_steps_through_every_move(site: Site, contexts: Callable[..., Pag
     page.click("#nav-profile")
     page.click(f"#recent-games tr[data-game='{game_id}'] a.replay-link")
     expect(page).to_have_url(re.compile(rf"#/replay/{game_id}$"))
-    expect(page.locator("#replay-counter")).to_have_text(f"Move 0 / {n}")
+    expect(page.locator("#replay-counter")).to_have_text(f"Move 1 / {n}")
     expect(page.locator("#replay-prev")).to_be_disabled()
     for k in range(n + 1):
-        expect(page.locator("#replay-counter")).to_have_text(f"Move {k} / {n}")
+        # The counter names the card marked in its hand (the (k+1)-th), or the deal's end (issue #43).
+        expect(page.locator("#replay-counter")).to_have_text(f"Move {k + 1} / {n}" if k < n else f"End of the deal · {n} / {n}")
         hands, table, points = _position(record, k)
         for seat in (0, 1):
             assert sorted(_cards(page, f"#replay-hand-{seat}")) == sorted(hands[seat]), (k, seat)
@@ -336,12 +337,12 @@ def test_replay_steps_through_every_move(site: Site, contexts: Callable[..., Pag
     assert sum(len(tr["draws"]) for tr in record["tricks"]) == 20
 
     page.keyboard.press("ArrowLeft")
-    expect(page.locator("#replay-counter")).to_have_text(f"Move {n - 1} / {n}")
+    expect(page.locator("#replay-counter")).to_have_text(f"Move {n} / {n}")
     assert sorted(_cards(page, f"#replay-hand-{record['moves'][-1]['seat']}")) == sorted(record["moves"][-1]["hand"])
     page.keyboard.press("Home")
-    expect(page.locator("#replay-counter")).to_have_text(f"Move 0 / {n}")
+    expect(page.locator("#replay-counter")).to_have_text(f"Move 1 / {n}")
     page.locator("#replay-slider").fill("21")
-    expect(page.locator("#replay-counter")).to_have_text(f"Move 21 / {n}")
+    expect(page.locator("#replay-counter")).to_have_text(f"Move 22 / {n}")
     hands, table, _ = _position(record, 21)
     assert sorted(_cards(page, "#replay-hand-0")) == sorted(hands[0]) and _cards(page, "#replay-table") == table
 
@@ -358,9 +359,9 @@ def test_replay_of_a_deal_left_early(site: Site, contexts: Callable[..., Page]) 
     game_id = site.games["left"]
     page = _login(contexts, site, "eva")
     page.goto(f"{site.url}/#/replay/{game_id}")
-    expect(page.locator("#replay-counter")).to_have_text("Move 0 / 5")
+    expect(page.locator("#replay-counter")).to_have_text("Move 1 / 5")
     page.click("#replay-last")
-    expect(page.locator("#replay-counter")).to_have_text("Move 5 / 5")
+    expect(page.locator("#replay-counter")).to_have_text("End of the deal · 5 / 5")
     record = site.get(f"/api/games/{game_id}/replay", site.tokens["eva"])
     deal = Deal.from_deck([parse_card(c) for c in record["deck"]], Variant.KIFAMENO, record["first_leader"])
     for m in record["moves"]:
@@ -381,7 +382,7 @@ def test_replay_errors_are_shown(site: Site, contexts: Callable[..., Page]) -> N
     game_id = site.games["kifameno"]
     other = _login(contexts, site, "cene")
     other.goto(f"{site.url}/#/replay/{game_id}")
-    expect(other.locator("#replay-counter")).to_have_text("Move 0 / 40")
+    expect(other.locator("#replay-counter")).to_have_text("Move 1 / 40")
     expect(other.locator("#replay-error")).to_have_count(0)
     other.goto(f"{site.url}/#/replay/999999")
     expect(other.locator("#replay-error")).to_have_text("There is no finished game with that number.")
@@ -400,7 +401,7 @@ def test_replay_errors_are_shown(site: Site, contexts: Callable[..., Page]) -> N
     visitor.click("#login")
     expect(visitor.locator("#nav-profile")).to_be_visible()
     visitor.goto(f"{site.url}/#/replay/{game_id}")
-    expect(visitor.locator("#replay-counter")).to_have_text("Move 0 / 40")
+    expect(visitor.locator("#replay-counter")).to_have_text("Move 1 / 40")
     expect(visitor.locator("#replay-error")).to_have_count(0)
 
 
@@ -458,7 +459,7 @@ def test_admin_page(site: Site, contexts: Callable[..., Page],
     expect(page.locator("#admin-games tbody tr")).to_have_count(2)
     _shots(page, "admin")
     page.click(f"#admin-games a.replay-link >> text='{site.games['tressette']}'")
-    expect(page.locator("#replay-counter")).to_have_text("Move 0 / 40")
+    expect(page.locator("#replay-counter")).to_have_text("Move 1 / 40")
     page.go_back()
     expect(page.locator("#export-form")).to_be_visible()
 

@@ -28,6 +28,13 @@ def _guest(browser: Browser, url: str, viewport: dict[str, int], lang: str = "en
     return page
 
 
+def _seek(page: Page, variant: str, target: int) -> None:
+    """Look for a person: the game and the format are chosen in the play panel first (issue #43)."""
+    page.click(f"#pick-{variant}")
+    page.click(f"#pick-{target}")
+    page.click(f"[data-seek='{variant}-{target}']")
+
+
 def _shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
@@ -48,7 +55,7 @@ def test_two_browsers_are_paired_in_one_click(browser: Browser, pg_url: str,
     b = _guest(browser, server.url, PHONE, "sl")
     _shot(a, "pairing-lobby-desktop-en")
     _shot(b, "pairing-lobby-phone-sl")
-    a.click("[data-seek='tressette-0']")
+    _seek(a, "tressette", 0)
     expect(a.locator("#seeking")).to_contain_text("Looking for an opponent")
     expect(a.locator("#seek-figures")).to_contain_text("Nobody else is waiting")
     seek_range = a.locator("#seek-range")
@@ -57,7 +64,7 @@ def test_two_browsers_are_paired_in_one_click(browser: Browser, pg_url: str,
     expect(seek_range).not_to_contain_text(f"±{first}")  # the range widens as the wait goes on
     assert 200 <= first < _within(seek_range.inner_text())
     expect(a.locator("#bot-offer")).to_have_count(0)  # no offer before its time (30 s)
-    b.click("[data-seek='kifameno-11']")
+    _seek(b, "kifameno", 11)
     expect(b.locator("#seeking")).to_contain_text("Iščemo nasprotnika")
     expect(b.locator("#seeking")).to_contain_text("Do 11")
     _shot(a, "pairing-seeking-desktop-en")
@@ -65,7 +72,7 @@ def test_two_browsers_are_paired_in_one_click(browser: Browser, pg_url: str,
     b.click("#cancel-seek")
     expect(b.locator("#play-person")).to_be_visible()
     expect(b.locator("#seeking")).to_have_count(0)
-    b.click("[data-seek='tressette-0']")
+    _seek(b, "tressette", 0)
     for page in (a, b):  # both are taken to the new table, its deal dealt
         expect(page.locator("#my-hand .card")).to_have_count(10, timeout=15000)
     assert a.url.split("#/table/")[1] == b.url.split("#/table/")[1]
@@ -79,8 +86,8 @@ def test_the_bot_offer_at_the_players_level(browser: Browser, pg_url: str, start
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN, TRESET_BOT_OFFER_S="1")
     start_agent(server)
     a = _guest(browser, server.url, PHONE)
-    expect(a.locator("[data-suggested]")).to_have_count(2)  # one suggested level per game
-    a.click("[data-seek='kifameno-0']")
+    expect(a.locator("[data-suggested]")).to_have_count(1)  # one suggested level for the game chosen
+    _seek(a, "kifameno", 0)
     expect(a.locator("#bot-offer")).to_be_visible(timeout=5000)
     expect(a.locator("#seeking")).to_contain_text("Looking for an opponent")  # the seek stays while offered
     _shot(a, "pairing-bot-offer-phone-en")

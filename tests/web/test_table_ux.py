@@ -85,6 +85,7 @@ def _shots_everywhere(page: Page, name: str) -> None:
 
 def _quick_bot(page: Page, variant: str) -> str:
     """Start a game against the easy bot with the lobby's one-click button; return the table id."""
+    page.click(f"#pick-{variant}")  # the game is chosen once for the bot's levels (issue #43)
     button = page.locator(f'[data-quick="{variant}-easy"]')
     expect(button).to_be_enabled(timeout=WAIT_MS)
     button.click()
@@ -173,7 +174,7 @@ def test_a_deal_against_the_bot_reads_like_a_game(browser: Browser, site: LiveSe
 def test_phone_in_slovenian_errors_and_leaving(browser: Browser, site: LiveServer) -> None:
     """Slovenian on a phone: the goal, a refused card explained with the Slovenian suit name, leaving asks first."""
     page = _guest(browser, site.url, PHONE, lang="sl")
-    expect(page.locator("#quick-play h2")).to_have_text("Igraj proti robotu")
+    expect(page.locator("#quick-play h3.play-with").first).to_have_text("Igraj proti robotu")
     _shot(page, "ux-lobby-phone-sl")
     page.click("#rules-open")
     expect(page.locator("#rules-dialog")).to_contain_text("Moč v barvi")
@@ -200,7 +201,7 @@ def test_phone_in_slovenian_errors_and_leaving(browser: Browser, site: LiveServe
             expect(page.locator("#summary")).to_have_count(0, timeout=WAIT_MS)
         elif state["dim"] and not state["held"] and state["led"]:
             page.locator("#my-hand .card.dim").first.click()
-            suit = {"K": "kope", "D": "dinari", "S": "špade", "B": "baštoni"}[state["led"].split(" ")[0]]
+            suit = {"K": "kope", "D": "dinarje", "S": "špade", "B": "baštone"}[state["led"].split(" ")[0]]
             expect(page.locator("#toast")).to_have_text(f"Slediti moraš barvi: igraj {suit}.")
             _shot(page, "ux-refused-phone-sl")
             refused = True

@@ -1,10 +1,12 @@
 // Post-game analysis in the replay (#/replay/ID): every card marked by what it lost against the best one,
 // the best card beside the card played, a graph of the expected final points (or the chance to win) over
-// the moves, and both players' accuracy. Points are thirds shown as players count them (1⅓).
+// the moves, and both players' accuracy. Points are thirds shown as players count them (1⅓), the estimates too
+// (rounded to the nearest third: one format on the page, the board's scores included). A card is "best" only
+// when no card is valued higher; the cards are listed best first in both games (in Kifameno the fewest points).
 import { call, currentUser, token } from "./api.js";
 import { cardEl } from "./cards.js";
 import { errorBox, fill, h } from "./dom.js";
-import { cardName, num, percent, plural, points, t, tx } from "./i18n.js";
+import { cardName, percent, plural, points, t, tx } from "./i18n.js";
 
 const POLL_MS = 3000;
 const SYMBOL = { best: "★", good: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -35,6 +37,31 @@ export function analysisPanel(r) {
   return panel;
 }
 
+/** Return how much better final points `a` are than `b` for their player in this game (Kifameno: fewer). */
+function better(a, b) {
+  return state.record?.variant === "kifameno" ? b - a : a - b;
+}
+
+/** Return move `m`'s cards best first: by value for the mover (fewer points in Kifameno), the engine's pick
+ * first of equals, then by the chance to win. */
+function ranked(m) {
+  return [...(m.cards ?? [])].sort((a, b) => better(b.value, a.value) || (b.card === m.best) - (a.card === m.best)
+    || b.win - a.win);
+}
+
+/** Return move `m`'s best card as shown: the first of its ranked cards (the engine's pick when none is listed). */
+function bestOf(m) {
+  return ranked(m)[0]?.card ?? m.best;
+}
+
+/** Return move `m`'s label as shown: "best" only when no card is valued higher (older analyses labelled a card
+ * within the estimate's noise "best"; such a card is "good", as chess analysis boards say). */
+function labelOf(m) {
+  if (m.label !== "best") return m.label;
+  const mine = (m.cards ?? []).find((c) => c.card === m.card)?.value ?? m.value;
+  return (m.cards ?? []).some((c) => better(c.value, mine) > 0.005) ? "good" : "best";
+}
+
 /** Mark the analysed cards on the replay board at step ``k`` (k moves played) and move the graph's marker. */
 export function analysisStep(board, k) {
   state.step = k;
@@ -54,7 +81,7 @@ function decorate(board, k) {
   const line = board.querySelector("#replay-next-move");
   if (next && line && !line.querySelector(".an-tag")) {
     line.append(badgeText(next));
-    if (showsBest(next)) line.append(bestPair(next.best));
+    if (showsBest(next)) line.append(bestPair(bestOf(next)));
   }
   const hand = board.querySelector(".card.next[data-card]");
   if (next && hand) mark(hand, next);
@@ -63,7 +90,7 @@ function decorate(board, k) {
 /** Return true when "Best:" is worth showing beside move `m`: another card, and a label that admits a loss
  * (a card labelled best or good may differ from the engine's pick only by a tie or a sliver). */
 function showsBest(m) {
-  return m.best !== m.card && !["best", "good"].includes(m.label);
+  return bestOf(m) !== m.card && !["best", "good"].includes(labelOf(m));
 }
 
 function bestPair(card) {
@@ -143,7 +170,7 @@ function render() {
     graph(d),
     moveList(d),
     currentMove(d),
-    h("p", { class: "hint an-explain" }, t("an_explain")),
+    h("p", { class: "note an-explain", id: "analysis-explain" }, t(`an_explain_${state.record.variant === "kifameno" ? "kifameno" : "tressette"}`)),
     h("p", { class: "hint an-version" }, t("an_version", { v: d.version ?? "?" }),
       d.outdated || admin ? " " : null,
       d.outdated || admin ? h("button", { type: "button", class: "ghost an-rerun", id: "analysis-rerun", onclick: () => request(!d.outdated) },
@@ -156,35 +183,35 @@ function viewerSeat() {
   return p[1] === me && p[0] !== me ? 1 : 0;
 }
 
-/** Return thirds as players count points: "1⅓" when within a twentieth of a third, else points with two
- * decimals ("0.12", "0,12" with a decimal comma), so a small loss or a small difference between two cards is never shown as 0. */
+/** Return thirds as players count points, estimates rounded to the nearest third: 19.3 -> "6⅓". */
 function thirdsText(v) {
-  const x = Math.max(0, v);
-  const near = Math.round(x);
-  return Math.abs(x - near) < 0.05 ? points(near) : num(x / 3, 2);
+  return points(Math.round(Math.max(0, v)));
 }
 
 /** Return true when move `m`'s loss is shown: any loss at all, on a card not labelled best. */
 function lossShown(m) {
-  return m.label !== "best" && m.loss > 0.01;
+  return labelOf(m) !== "best" && m.loss > 0.01;
 }
 
+/** Return a loss in thirds: "⅔", "1⅓"; a loss under half a third is "<⅓", never 0 beside a card that lost. */
 function lossText(loss) {
-  return thirdsText(loss);
+  return loss > 0.005 && Math.round(loss) === 0 ? "<⅓" : thirdsText(loss);
 }
 
 function badgeText(m) {
+  const label = labelOf(m);
   const lost = lossShown(m) ? ` −${lossText(m.loss)}` : "";
   const kind = m.kind ? ` · ${tx("an_kind", m.kind)}` : "";
-  return h("span", { class: `an-tag an-${m.label}`, id: "analysis-next-tag" }, `${SYMBOL[m.label] ?? ""} ${tx("an_label", m.label)}${lost}${kind}`);
+  return h("span", { class: `an-tag an-${label}`, id: "analysis-next-tag" }, `${SYMBOL[label] ?? ""} ${tx("an_label", label)}${lost}${kind}`);
 }
 
 function mark(node, m) {
   if (node.querySelector(".an-badge")) return;
-  node.classList.add("an-marked", `an-${m.label}`);
-  const title = `${cardName(m.card)}: ${tx("an_label", m.label)}${lossShown(m) ? ` (−${lossText(m.loss)})` : ""}`;
+  const label = labelOf(m);
+  node.classList.add("an-marked", `an-${label}`);
+  const title = `${cardName(m.card)}: ${tx("an_label", label)}${lossShown(m) ? ` (−${lossText(m.loss)})` : ""}`;
   node.title = title;
-  node.append(h("span", { class: `an-badge an-${m.label}`, "aria-label": title, role: "img" }, SYMBOL[m.label] ?? ""));
+  node.append(h("span", { class: `an-badge an-${label}`, "aria-label": title, role: "img" }, SYMBOL[label] ?? ""));
 }
 
 /** Return a seat's counts and average loss, all from the same moves (that seat's played cards). */
@@ -253,7 +280,7 @@ function graph(d) {
   const ticks = metric === "points" ? [0, 9, 18, 27, 33] : [0, 0.5, 1]; // whole points: 0, 3, 6, 9, 11
   for (const v of ticks) {
     svg("text", { x: PAD.left - 4, y: y(v) + 4, class: "an-axis", "text-anchor": "end" }, root).textContent =
-      metric === "points" ? points(v) : `${Math.round(v * 100)}%`;
+      metric === "points" ? points(v) : percent(v, 0);
   }
   for (let trick = 5; trick < n / 2; trick += 5) {
     svg("text", { x: x(trick * 2), y: H - 4, class: "an-axis", "text-anchor": "middle" }, root).textContent = String(trick);
@@ -279,7 +306,7 @@ function graph(d) {
   const pick = (which, label) => h("button", { type: "button", class: `ghost an-metric${metric === which ? " on" : ""}`,
     "aria-pressed": metric === which ? "true" : "false", onclick: () => { state.metric = which; render(); } }, label);
   const value = values.length ? values[k] : null;
-  const now = value === null ? "" : metric === "points" ? points(Math.round(value)) : `${Math.round(value * 100)}%`;
+  const now = value === null ? "" : metric === "points" ? thirdsText(value) : percent(value, 0);
   return h("div", { class: "an-graph-box" },
     h("div", { class: "row an-graph-head" },
       h("span", { class: "an-graph-title" }, metric === "points"
@@ -300,9 +327,9 @@ function jump(k) {
 function moveList(d) {
   const k = state.step;
   return h("ol", { class: "an-moves", id: "analysis-moves", "aria-label": t("an_moves") }, d.moves.map((m, i) => h("li", {},
-    h("button", { type: "button", class: `an-move an-${m.label}${i === k ? " now" : ""} seat-${m.seat}`, "data-move": i,
-      title: `${i + 1}. ${state.record.players[m.seat]}: ${cardName(m.card)} · ${tx("an_label", m.label)}${lossShown(m) ? ` −${lossText(m.loss)}` : ""}`,
-      onclick: () => jump(i) }, `${i + 1}`, h("span", { class: "an-sym" }, SYMBOL[m.label] ?? "")))));
+    h("button", { type: "button", class: `an-move an-${labelOf(m)}${i === k ? " now" : ""} seat-${m.seat}`, "data-move": i,
+      title: `${i + 1}. ${state.record.players[m.seat]}: ${cardName(m.card)} · ${tx("an_label", labelOf(m))}${lossShown(m) ? ` −${lossText(m.loss)}` : ""}`,
+      onclick: () => jump(i) }, `${i + 1}`, h("span", { class: "an-sym" }, SYMBOL[labelOf(m)] ?? "")))));
 }
 
 function currentMove(d) {
@@ -311,13 +338,14 @@ function currentMove(d) {
   if (!m) return h("p", { class: "an-current", id: "analysis-current" }, t("an_pick"));
   const name = state.record.players[m.seat];
   const lost = lossShown(m) ? ` · ${t("an_lost", { points: lossText(m.loss) })}` : "";
-  const cards = [...(m.cards ?? [])].sort((a, b) => b.value - a.value);
+  const label = labelOf(m);
+  const cards = ranked(m); // best first in both games
   return h("div", { class: "an-current", id: "analysis-current" },
     h("p", { class: "an-line-played" }, `${k + 1}. ${name} ${t("plays")}`, cardEl(m.card, { small: true }),
-      h("span", { class: `an-tag an-${m.label}` }, `${SYMBOL[m.label]} ${tx("an_label", m.label)}${lost}`),
-      showsBest(m) ? bestPair(m.best) : null),
+      h("span", { class: `an-tag an-${label}` }, `${SYMBOL[label]} ${tx("an_label", label)}${lost}`),
+      showsBest(m) ? bestPair(bestOf(m)) : null),
     m.kind ? h("p", { class: "an-kind" }, tx("an_kind", m.kind)) : null,
-    cards.length > 1 ? h("p", { class: "an-cards" }, h("span", { class: "an-small" }, `${t("an_cards")}: `),
-      cards.map((c) => h("span", { class: `an-card-value${c.card === m.card ? " played" : ""}${c.card === m.best ? " best" : ""}` },
+    cards.length > 1 ? h("p", { class: "an-cards", id: "analysis-cards" }, h("span", { class: "an-small" }, `${t("an_cards")}: `),
+      cards.map((c) => h("span", { class: `an-card-value${c.card === m.card ? " played" : ""}${c.card === cards[0].card ? " best" : ""}` },
         `${cardName(c.card)} ${thirdsText(c.value)}`))) : null);
 }

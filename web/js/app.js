@@ -10,7 +10,7 @@ import { matchView } from "./match.js";
 import { renderNeeds, tickNeeds } from "./needs.js";
 import { puzzleView } from "./puzzles.js";
 import { replayView } from "./replay.js";
-import { onSeekEnded, onSeeking, tickSeek } from "./seek.js";
+import { onSeekEnded, onSeeking, staleRatings, tickSeek } from "./seek.js";
 import { leaderboardView, profileView } from "./stats.js";
 import { forgetSent, forgetTable, receiveTable, skipHold, tableView, tickTable } from "./table.js";
 import { Socket } from "./ws.js";
@@ -95,6 +95,7 @@ async function signOutNow() {
   live.seats = [];
   live.seek = null;
   live.ratings = {};
+  staleRatings(); // signing in again on this page fetches the account's ratings anew
   signOut();
   toast(t("signedOut"));
   location.hash = "#/login";
@@ -236,6 +237,8 @@ window.addEventListener("hashchange", () => {
   live.showLast = false;
   live.confirmLeave = null;
   const id = routeTable();
+  // Back in the lobby after a game: "★ your level" follows the rating the game moved.
+  if (location.hash.startsWith("#/lobby")) staleRatings();
   // Opening a table's page takes your seat there, or watches the table: the server answers with the table.
   if (id && token() && !live.moved.has(id)) openTable(id);
   render();

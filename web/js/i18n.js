@@ -130,7 +130,6 @@ const STRINGS = {
     an_graph_points: "{name}: expected final points", an_graph_win: "{name}: chance to win",
     an_metric_points: "Points", an_metric_win: "Win chance", an_moves: "Moves and their marks",
     an_cards: "Each card's expected final points", an_pick: "The deal is over: pick a move above to see it.",
-    an_explain: "A card's loss is how many points (3 thirds = 1 point) its player can expect to end with fewer than with the best card.",
     an_version: "Analysed by bot {v}.", an_profile: "Accuracy",
     an_status_queued: "queued", an_status_running: "running", an_status_done: "done", an_status_failed: "failed",
     // issue 43: deals, forfeits, puzzles, replays
@@ -160,6 +159,14 @@ const STRINGS = {
     e43_404_match: "There is no match with that number.", e43_404_player: "There is no player with that name.",
     e43_throttled: "Too many requests: wait a moment and try again.",
     provisional: "provisional rating", provisionalMark: "?", privateGame: "private table",
+
+    // issue 43: table, analysis, lobby
+    replayEnd: "End of the deal · {n} / {n}",
+    an_explain_tressette: "Most points win: the cards are listed best first, the most expected points first. A card's loss is how many points (3 thirds = 1 point) fewer its player can expect to end with than with the best card; a card within the estimate's noise of the best is \"good\".",
+    an_explain_kifameno: "Fewest points win: the cards are listed best first, the fewest expected points first. A card's loss is how many points (3 thirds = 1 point) more its player can expect to end with than with the best card; a card within the estimate's noise of the best is \"good\".",
+    matchGoal_tressette: "the first to {n} wins", matchGoal_kifameno: "reaching {n} loses",
+    matchLeadYou: "you lead", matchLeadNamed: "{name} leads", matchLevel: "level", matchLeadFewer: "fewer points",
+    playTitle: "Play", seekButton: "Find a person: {game} · {format}",
   },
   sl: {
     signin: "Prijava", register: "Registracija", guest: "Igraj kot gost", username: "Uporabniško ime",
@@ -172,7 +179,7 @@ const STRINGS = {
     status: "Stanje", waiting: "čaka", playing: "igra", finished: "končano", closed: "zaprto",
     waitingOpponent: "Čakamo nasprotnika…", inviteLink: "Pošlji to povezavo nasprotniku:",
     yourTurn: "Na potezi si", theirTurn: "Na potezi je nasprotnik", you: "Ti", opponentLabel: "Nasprotnik",
-    stock: "Kup", points: "točk", lastTrick: "Zadnji štih", hideLastTrick: "Skrij zadnji štih",
+    stock: "Talon", points: "točk", lastTrick: "Zadnji štih", hideLastTrick: "Skrij zadnji štih",
     youDrew: "Vzel si", theyDrew: "Nasprotnik je vzel", drawnCards: "Vzeti karti", youWin: "Zmagal si!", youLose: "Izgubil si.",
     rematch: "Nova igra", leave: "Zapusti", yourPile: "Tvoj kup", theirPile: "Nasprotnikov kup",
     reasonTimeout: "je zmanjkalo časa", reasonLeft: "je zapustil mizo", chat: "Klepet", send: "Pošlji",
@@ -289,7 +296,6 @@ const STRINGS = {
     an_graph_points: "{name}: pričakovane končne točke", an_graph_win: "{name}: možnost zmage",
     an_metric_points: "Točke", an_metric_win: "Možnost zmage", an_moves: "Poteze in njihove ocene",
     an_cards: "Pričakovane končne točke za vsako karto", an_pick: "Igra je končana: izberi potezo zgoraj.",
-    an_explain: "Izguba karte je, za koliko točk (3 tretjine = 1 točka) manj lahko njen igralec pričakuje na koncu kot z najboljšo karto.",
     an_version: "Analiziral robot {v}.", an_profile: "Natančnost",
     an_status_queued: "v vrsti", an_status_running: "poteka", an_status_done: "narejena", an_status_failed: "ni uspela",
     // issue 43: deals, forfeits, puzzles, replays
@@ -320,6 +326,14 @@ const STRINGS = {
     e43_404_match: "Partije s to številko ni.", e43_404_player: "Igralca s tem imenom ni.",
     e43_throttled: "Preveč zahtev: počakaj trenutek in poskusi znova.",
     provisional: "začasna ocena", provisionalMark: "?", privateGame: "zasebna miza",
+
+    // issue 43: table, analysis, lobby
+    replayEnd: "Konec igre · {n} / {n}",
+    an_explain_tressette: "Zmaga več točk: karte so razvrščene od najboljše, najprej največ pričakovanih točk. Izguba karte je, za koliko točk (3 tretjine = 1 točka) manj lahko njen igralec pričakuje na koncu kot z najboljšo karto; karta, ki je od najboljše oddaljena le za negotovost ocene, je »dobra«.",
+    an_explain_kifameno: "Zmaga manj točk: karte so razvrščene od najboljše, najprej najmanj pričakovanih točk. Izguba karte je, za koliko točk (3 tretjine = 1 točka) več lahko njen igralec pričakuje na koncu kot z najboljšo karto; karta, ki je od najboljše oddaljena le za negotovost ocene, je »dobra«.",
+    matchGoal_tressette: "kdor prvi doseže {n}, zmaga", matchGoal_kifameno: "kdor doseže {n}, izgubi",
+    matchLeadYou: "vodiš", matchLeadNamed: "vodi {name}", matchLevel: "izenačeno", matchLeadFewer: "manj točk",
+    playTitle: "Igraj", seekButton: "Poišči človeka: {game} · {format}",
   },
 };
 
@@ -365,6 +379,9 @@ const CARD = { en: "{rank} of {suit}", sl: "{rank} {suitOf}", it: IT.card, hr: H
 // The corner letters: English and Slovenian pages keep the Italian cavallo (C) and fante (F) beside A and K.
 const LETTERS = { en: { AS: "A", KRALJ: "K", KAVAL: "C", FANT: "F" }, sl: { AS: "A", KRALJ: "K", KAVAL: "C", FANT: "F" },
   it: IT.letters, hr: HR.letters };
+// "igraj dinarje": the suit as the object of a verb (the accusative in Slovenian and Croatian).
+const SUITS_TO = { sl: { K: "kope", D: "dinarje", S: "špade", B: "baštone" },
+  hr: { K: "kupe", D: "dinare", S: "špade", B: "baštone" } };
 
 /** Return the name of the card written ``"D AS"`` in the current language (e.g. "Ace of Coins", "as dinarjev"). */
 export function cardName(card) {
@@ -377,6 +394,11 @@ export function cardName(card) {
 /** Return the letter (or number) in the corner of a card of ``rank`` in the current language: an Italian king is R. */
 export function cardLetter(rank) {
   return LETTERS[lang][rank] ?? rank;
+}
+
+/** Return the name of a suit letter as the object of a verb ("play Coins", "igraj dinarje"). */
+export function suitToPlay(suit) {
+  return SUITS_TO[lang]?.[suit] ?? suitName(suit);
 }
 
 /** Return the name of a suit letter (K, D, S, B) in the current language. */

@@ -60,7 +60,7 @@ export default {
     moreOptions: "Više mogućnosti", registerGuest: "Registriraj se i zadrži svoje igre i rejting",
     registerKeep: "Registriraj se", registered: "Dobro došao, {name}: igre i rejting ostaju tvoji.",
     signedOut: "Odjavljen si.", noSuchGame: "Nema igre s tim brojem.",
-    err_not_in_hand: "{card} nije među tvojim kartama.", err_must_follow: "Moraš odgovoriti na boju: {suit}.",
+    err_not_in_hand: "{card} nije među tvojim kartama.", err_must_follow: "Moraš odgovoriti na boju: igraj {suit}.",
     err_bad_card: "To nije karta.", err_not_your_turn: "Nisi na redu.", err_no_table: "Ovog stola više nema.",
     err_no_bot: "Za tu razinu još nije povezano nijedno računalo; pokušaj ponovno za trenutak.",
     err_table_full: "Oba mjesta su zauzeta; možeš gledati.",
@@ -134,7 +134,6 @@ export default {
     an_graph_points: "{name}: očekivani konačni punti", an_graph_win: "{name}: izgledi za pobjedu",
     an_metric_points: "Punti", an_metric_win: "Izgledi za pobjedu", an_moves: "Potezi i njihove ocjene",
     an_cards: "Očekivani konačni punti za svaku kartu", an_pick: "Igra je završena: odaberi potez gore da ga vidiš.",
-    an_explain: "Gubitak karte je za koliko punata (3 bele = 1 punat) manje njezin igrač može očekivati na kraju nego s najboljom kartom.",
     an_version: "Analiziralo računalo {v}.", an_profile: "Preciznost",
     an_status_queued: "u redu", an_status_running: "u tijeku", an_status_done: "gotova", an_status_failed: "nije uspjela",
     // issue 43: deals, forfeits, puzzles, replays
@@ -165,6 +164,18 @@ export default {
     e43_404_match: "Nema partije s tim brojem.", e43_404_player: "Nema igrača s tim imenom.",
     e43_throttled: "Previše zahtjeva: pričekaj trenutak i pokušaj ponovno.",
     provisional: "privremeni rejting", provisionalMark: "?", privateGame: "privatni stol",
+
+    // issue 43: table, analysis, lobby
+    replayEnd: "Kraj igre · {n} / {n}",
+    an_explain_tressette: "Pobjeđuje tko ima više punata: karte su poredane od najbolje, najprije ona s najviše očekivanih "
+      + "punata. Gubitak karte je za koliko punata (3 bele = 1 punat) manje njezin igrač može očekivati na kraju nego s "
+      + "najboljom kartom; karta koja od najbolje odstupa tek koliko i nesigurnost procjene je „dobra“.",
+    an_explain_kifameno: "Pobjeđuje tko ima manje punata: karte su poredane od najbolje, najprije ona s najmanje "
+      + "očekivanih punata. Gubitak karte je za koliko punata (3 bele = 1 punat) više njezin igrač može očekivati na kraju "
+      + "nego s najboljom kartom; karta koja od najbolje odstupa tek koliko i nesigurnost procjene je „dobra“.",
+    matchGoal_tressette: "pobjeđuje tko prvi dosegne {n}", matchGoal_kifameno: "tko dosegne {n}, gubi",
+    matchLeadYou: "vodiš", matchLeadNamed: "vodi {name}", matchLevel: "izjednačeno", matchLeadFewer: "manje punata",
+    playTitle: "Igraj", seekButton: "Nađi protivnika: {game} · {format}",
   },
   // "trica kupa", "as dinara": the rank, then the suit in the genitive; corner letters K = kralj, Kn = konj, F = fanat.
   ranks: { "3": "trica", "2": "duja", AS: "as", KRALJ: "kralj", KAVAL: "konj", FANT: "fanat", "7": "sedmica",

@@ -131,7 +131,6 @@ export default {
     an_graph_points: "{name}: punti finali attesi", an_graph_win: "{name}: probabilità di vincere",
     an_metric_points: "Punti", an_metric_win: "Probabilità di vincere", an_moves: "Le mosse e i loro giudizi",
     an_cards: "Punti finali attesi per ogni carta", an_pick: "La smazzata è finita: scegli una mossa qui sopra per vederla.",
-    an_explain: "La perdita di una carta è quanti punti (3 terzi = 1 punto) il suo giocatore può aspettarsi di avere in meno alla fine rispetto alla carta migliore.",
     an_version: "Analizzata dal computer {v}.", an_profile: "Precisione",
     an_status_queued: "in coda", an_status_running: "in corso", an_status_done: "fatta", an_status_failed: "non riuscita",
     // issue 43: deals, forfeits, puzzles, replays
@@ -162,6 +161,18 @@ export default {
     e43_404_match: "Non c'è nessuna partita con quel numero.", e43_404_player: "Non c'è nessun giocatore con quel nome.",
     e43_throttled: "Troppe richieste: aspetta un momento e riprova.",
     provisional: "valutazione provvisoria", provisionalMark: "?", privateGame: "tavolo privato",
+
+    // issue 43: table, analysis, lobby
+    replayEnd: "Fine della smazzata · {n} / {n}",
+    an_explain_tressette: "Vince chi fa più punti: le carte sono elencate dalla migliore, prima quella con più punti attesi. "
+      + "La perdita di una carta è quanti punti (3 terzi = 1 punto) in meno il suo giocatore può aspettarsi di avere alla "
+      + "fine rispetto alla carta migliore; una carta che dista dalla migliore meno dell'incertezza della stima è «buona».",
+    an_explain_kifameno: "Vince chi fa meno punti: le carte sono elencate dalla migliore, prima quella con meno punti attesi. "
+      + "La perdita di una carta è quanti punti (3 terzi = 1 punto) in più il suo giocatore può aspettarsi di avere alla "
+      + "fine rispetto alla carta migliore; una carta che dista dalla migliore meno dell'incertezza della stima è «buona».",
+    matchGoal_tressette: "vince chi arriva per primo a {n}", matchGoal_kifameno: "chi arriva a {n} perde",
+    matchLeadYou: "sei in vantaggio", matchLeadNamed: "{name} è in vantaggio", matchLevel: "in parità",
+    matchLeadFewer: "meno punti", playTitle: "Gioca", seekButton: "Trova un avversario: {game} · {format}",
   },
   // "asso di denari": rank, "di", suit; the corner letters of Italian cards (R = re, C = cavallo, F = fante).
   ranks: { "3": "tre", "2": "due", AS: "asso", KRALJ: "re", KAVAL: "cavallo", FANT: "fante", "7": "sette", "6": "sei",

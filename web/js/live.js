@@ -1,5 +1,5 @@
 // What the page knows live from the server (the socket's messages), shared by the lobby and the table views.
-import { cardName, plural, suitName, t } from "./i18n.js";
+import { cardName, plural, suitToPlay, t } from "./i18n.js";
 
 export const live = {
   socket: null,
@@ -17,6 +17,7 @@ export const live = {
   showLast: false, // the last trick shown under the table (reset on every route change)
   draft: "", // the chat line being typed (survives re-renders)
   form: { variant: "tressette", opponent: "anyone", level: "normal", target: "0" },
+  pick: { variant: "tressette", target: 0 }, // the lobby's play panel: the game and format for the bot or a person
   upgrade: { open: false, username: "", password: "" }, // a guest's registration form, as typed
   seek: null, // the seek under way (the last `seeking` message, with `startedAt`: when this page first heard of it)
   ratings: {}, // the player's rating per game (its profile), for the bot level suggested
@@ -85,7 +86,7 @@ export function announce(text) {
 export function errorText(m) {
   const p = m.params ?? {};
   const code = m.code === "illegal_card" ? (p.reason ?? "bad_card") : m.code;
-  const params = { ...p, card: p.card ? cardName(p.card) : "", suit: p.suit ? suitName(p.suit) : "" };
+  const params = { ...p, card: p.card ? cardName(p.card) : "", suit: p.suit ? suitToPlay(p.suit) : "" };
   const key = `err_${code}`;
   const text = t(key, params);
   return text === key ? t("err_bad_message") : text;

@@ -1,11 +1,12 @@
-// Signing in and the lobby (#/login, #/lobby): one-click bot games, the full new-table form, your tables,
-// open tables to join, games in progress to watch, and registering a guest account.
+// Signing in and the lobby (#/login, #/lobby): your tables first; one panel to play, where the game and the format
+// are chosen once for the bot (a level, yours starred and gold) or a person; the full new-table form; open tables
+// to join, games in progress to watch, and registering a guest account.
 import { call, currentUser, saveSession } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { formErrorText, live, rerender, send, toast } from "./live.js";
 import { rulesButton } from "./rules.js";
-import { personPanel, suggestedLevel, VARIANTS } from "./seek.js";
+import { formatName, personPanel, suggestedLevel, VARIANTS } from "./seek.js";
 
 const TARGETS = ["0", "11", "21", "31"]; // a single deal, or a match to 11, 21 or 31 (tressette.MATCH_TARGETS)
 let afterUpgrade = () => {};
@@ -41,30 +42,40 @@ export function loginView(onSession) {
     h("button", { onclick: go("/api/auth/guest"), id: "guest" }, t("guest")), err, rulesButton());
 }
 
-function quickPlay() {
+/** Return the lobby's play panel: the game and the format chosen once, then the bot at a level (your level the
+ * one gold button: the first action of a first visit) or a person; while a seek is on, the seeking panel. */
+function playPanel() {
+  if (live.seek) return personPanel();
+  const pick = live.pick;
+  const toggle = (id, on, label, choose) => h("button", { type: "button", id, class: `pick${on ? " on" : " ghost"}`,
+    "aria-pressed": on ? "true" : "false", onclick: () => { choose(); rerender(); } }, label);
   const served = live.botLevels; // levels a connected bot plays now (null until the lobby says)
   const starting = !served || served.length === 0;
-  const rows = VARIANTS.map((variant) => {
-    const suggested = suggestedLevel(variant); // the level whose rating is nearest the player's
-    return h("div", { class: "row quick" },
-      h("strong", { class: "quick-name" }, t(variant)), h("span", { class: "hint" }, t(`goal_${variant}`)),
-      levels().map((level) => h("button", {
-        class: level === suggested ? "quick-play suggested" : "quick-play", "data-quick": `${variant}-${level}`,
-        disabled: !served?.includes(level), "data-suggested": level === suggested ? "" : null,
-        onclick: () => send({ type: "create_table", variant, opponent: "bot", bot_level: level }),
-        title: [level === suggested ? t("yourLevel") : null,
-          live.botRatings?.[level] ? t("strengthOf", { n: live.botRatings[level] }) : null].filter(Boolean).join(" · ") || null,
-        "aria-label": level === suggested ? `${t(level)}, ${t("yourLevel")}` : null,
-      }, level === suggested ? h("span", { class: "star", "aria-hidden": "true" }, "★ ") : null, t(level),
-      live.botRatings?.[level]
-        ? h("span", { class: "rating" }, h("span", { class: "sep" }, " · "), `≈${live.botRatings[level]}`) : null)));
-  });
+  const variant = pick.variant;
+  const suggested = suggestedLevel(variant); // the level whose rating is nearest the player's
   const rated = Object.keys(live.botRatings ?? {}).length > 0;
-  return h("section", { class: "panel", id: "quick-play" },
-    h("div", { class: "row" }, h("h2", {}, t("playBot")), h("span", { class: "spacer" }), rulesButton()),
-    rows, starting ? h("p", { class: "hint", id: "bot-starting", role: "status" }, t("botStarting")) : null,
+  const botButtons = levels().map((level) => h("button", {
+    class: level === suggested ? "quick-play suggested" : "quick-play ghost", "data-quick": `${variant}-${level}`,
+    disabled: !served?.includes(level), "data-suggested": level === suggested ? "" : null,
+    onclick: () => send({ type: "create_table", variant, opponent: "bot", bot_level: level, target: pick.target }),
+    title: [level === suggested ? t("yourLevel") : null,
+      live.botRatings?.[level] ? t("strengthOf", { n: live.botRatings[level] }) : null].filter(Boolean).join(" · ") || null,
+    "aria-label": level === suggested ? `${t(level)}, ${t("yourLevel")}` : null,
+  }, level === suggested ? h("span", { class: "star", "aria-hidden": "true" }, "★ ") : null, t(level),
+  live.botRatings?.[level] ? h("span", { class: "rating" }, h("span", { class: "sep" }, " · "), `≈${live.botRatings[level]}`) : null));
+  return h("section", { class: "panel play", id: "quick-play" },
+    h("div", { class: "row" }, h("h2", {}, t("playTitle")), h("span", { class: "spacer" }), rulesButton()),
+    h("div", { class: "row pick-row", role: "group", "aria-label": t("variant") },
+      VARIANTS.map((v) => toggle(`pick-${v}`, variant === v, t(v), () => { pick.variant = v; })),
+      h("span", { class: "pick-goal", id: "pick-goal" }, t(`goal_${variant}`))),
+    h("div", { class: "row pick-row", role: "group", "aria-label": t("format") },
+      TARGETS.map(Number).map((n) => toggle(`pick-${n}`, pick.target === n, formatName(n), () => { pick.target = n; }))),
+    h("h3", { class: "play-with" }, t("playBot")),
+    h("div", { class: "row quick", id: "bot-levels" }, botButtons),
+    starting ? h("p", { class: "note", id: "bot-starting", role: "status" }, t("botStarting")) : null,
+    rated ? h("p", { class: "note", id: "suggested-note" }, t("suggestedNote")) : null,
     rated ? h("p", { class: "note", id: "strength-note" }, t("strengthNote")) : null,
-    rated ? h("p", { class: "note", id: "suggested-note" }, t("suggestedNote")) : null);
+    personPanel());
 }
 
 function newTableForm() {
@@ -82,7 +93,7 @@ function newTableForm() {
     h("div", { class: "row" }, h("label", {}, t("variant"), " ", variant), h("label", {}, t("format"), " ", target),
       h("label", {}, t("opponent"), " ", opponent),
       form.opponent === "bot" ? h("label", { id: "level-field" }, t("level"), " ", level) : null,
-      h("button", { id: "create", onclick: create }, t("create"))));
+      h("button", { class: "ghost", id: "create", onclick: create }, t("create"))));
 }
 
 // Opening a table's page takes your seat there (from another tab too) or, if you have none, watches it.
@@ -143,19 +154,43 @@ export function onUpgrade(fn) {
   afterUpgrade = fn;
 }
 
-/** Return the lobby page. */
+/** Return the tables where this account sits, running ones first (a finished deal waiting for a rematch last). */
+function ownTables(me) {
+  const ids = [...new Set([...live.seats.map((st) => st.table_id), ...live.lobby.filter((tb) => mine(tb, me)).map((tb) => tb.id)])]
+    .filter((id) => !live.left.has(id));
+  const rank = { playing: 0, waiting: 1, finished: 2 };
+  return ids.map((id) => {
+    const listed = live.lobby.find((tb) => tb.id === id);
+    const shown = live.tables[id];
+    const status = listed?.status ?? shown?.status ?? live.seats.find((st) => st.table_id === id)?.status ?? "playing";
+    return { id, status, listed, shown };
+  }).sort((a, b) => (rank[a.status] ?? 1) - (rank[b.status] ?? 1));
+}
+
+function ownRow({ id, status, listed, shown }) {
+  const variant = listed?.variant ?? shown?.variant;
+  const target = listed?.target ?? shown?.match?.target;
+  const players = listed?.players ?? shown?.players?.map((p) => p?.username ?? null);
+  const game = variant ? (target ? `${t(variant)} · ${t(`format_${target}`)}` : t(variant)) : "";
+  const running = status === "playing";
+  return h("tr", { "data-own": id, "data-status": status },
+    h("td", {}, game), h("td", {}, players ? players.map((p) => p ?? "—").join(" · ") : ""), h("td", {}, t(status)),
+    h("td", {}, h("button", { class: running ? "" : "ghost", onclick: () => goTo(id), "data-back": id }, t("backToTable"))));
+}
+
+/** Return the lobby page: your tables first, then one panel to play (the bot or a person), then the rest. */
 export function lobbyView() {
   const me = currentUser();
-  const waiting = live.lobby.filter((tb) => tb.status === "waiting");
-  const playing = live.lobby.filter((tb) => tb.status !== "waiting");
-  const own = live.seats.filter((s) => !live.left.has(s.table_id) && !live.lobby.some((tb) => tb.id === s.table_id && mine(tb, me)));
+  const others = live.lobby.filter((tb) => !mine(tb, me)); // your own are listed at the top
+  const waiting = others.filter((tb) => tb.status === "waiting");
+  const playing = others.filter((tb) => tb.status !== "waiting");
+  const own = ownTables(me);
   const list = (id, rows, empty) => (rows.length ? h("table", { class: "list", id }, h("tbody", {}, rows)) : h("p", { class: "hint" }, empty));
   return h("div", {},
     h("p", { class: "online", id: "online" }, t("online", { n: live.online })),
     own.length ? h("section", { class: "panel", id: "your-tables" }, h("h2", {}, t("yourTables")),
-      own.map((s) => h("p", {}, h("button", { onclick: () => goTo(s.table_id), "data-back": s.table_id }, t("backToTable"))))) : null,
-    personPanel(),
-    quickPlay(),
+      h("table", { class: "list" }, h("tbody", {}, own.map(ownRow)))) : null,
+    playPanel(),
     newTableForm(),
     h("section", { class: "panel" }, h("h2", {}, t("openTables")), list("open-tables", waiting.map((tb) => tableRow(tb, me)), t("noTables"))),
     h("section", { class: "panel" }, h("h2", {}, t("inProgress")), list("live-tables", playing.map((tb) => tableRow(tb, me)), t("nobodyPlaying"))),

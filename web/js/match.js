@@ -16,13 +16,29 @@ function standing(table, scores) {
   return t("matchYou", { a: scores[me], b: scores[1 - me], name: nameAt(table, 1 - me) });
 }
 
-/** Return the table head's part for a match: target, totals and the deal's number (null for single deals). */
+/** Return what the target means in this game: "the first to 21 wins" (Tressette), "reaching 21 loses" (Kifameno). */
+export function matchGoal(table) {
+  return t(`matchGoal_${table.variant === "kifameno" ? "kifameno" : "tressette"}`, { n: table.match.target });
+}
+
+/** Return who leads the match at totals `scores`: the higher total in Tressette, the lower in Kifameno. */
+export function matchLead(table, scores) {
+  if (scores[0] === scores[1]) return t("matchLevel");
+  const low = table.variant === "kifameno";
+  const leader = (scores[0] > scores[1]) !== low ? 0 : 1;
+  const line = leader === table.you ? t("matchLeadYou") : t("matchLeadNamed", { name: nameAt(table, leader) });
+  return low ? `${line} (${t("matchLeadFewer")})` : line;
+}
+
+/** Return the table head's part for a match: target and what it means, totals, the leader and the deal's number
+ * (null for single deals). */
 export function matchHead(table) {
   const m = table.match;
   if (!m) return null;
   return h("span", { class: "match-head", id: "match-head" },
-    h("strong", {}, t("matchTo", { n: m.target })), " · ",
+    h("strong", {}, t("matchTo", { n: m.target })), h("span", { id: "match-goal" }, `: ${matchGoal(table)}`), " · ",
     h("span", { id: "match-standing" }, standing(table, m.scores)),
+    m.end ? null : h("span", { id: "match-lead", class: "match-lead" }, ` · ${matchLead(table, m.scores)}`),
     m.deal ? h("span", { class: "deal-no" }, ` · ${t("matchDeal", { n: m.deal })}`) : null);
 }
 
@@ -74,9 +90,11 @@ export function matchSummary(table, canGoOn) {
   return h("div", { class: `match-summary${end ? " over" : ""}`, id: "match-summary" },
     end ? h("p", { class: "match-end", id: "match-end" }, end) : null,
     h("p", { id: "match-after" }, `${t("matchAfterDeal", { n: r?.deal ?? m.deal })} `, h("strong", {}, standing(table, m.scores)),
-      gains ? h("span", { class: "hint" }, ` (${t("matchGain", { a: gains[view[0]], b: gains[view[1]] })})`) : null,
-      ` · ${t("matchTo", { n: m.target })}`),
-    !end && canGoOn ? h("p", { class: "hint", id: "next-deal-in" }, nextDealLine(table)) : null,
+      gains ? h("span", { class: "match-gain", id: "match-gain" }, ` (${t("matchGain", { a: gains[view[0]], b: gains[view[1]] })})`) : null,
+      end ? null : ` · ${matchLead(table, m.scores)}`),
+    h("p", { class: "note", id: "match-goal-line" }, `${t("matchTo", { n: m.target })}: ${matchGoal(table)}`),
+    // Shown on touch screens too (a .note, not a .hint): who is ready, and the seconds left to the one who is not.
+    !end && canGoOn ? h("p", { class: "note", id: "next-deal-in" }, nextDealLine(table)) : null,
     canGoOn ? h("div", { class: "row" }, matchButton(table)) : null);
 }
 

@@ -40,7 +40,7 @@ const TEXT = {
   },
   sl: {
     title: "Uganke",
-    why: "Vse karte so znane: kupa ni več, vsaka vzeta karta pa je bila pokazana, zato sta obe roki odkriti — "
+    why: "Vse karte so znane: talona ni več, vsaka vzeta karta pa je bila pokazana, zato sta obe roki odkriti — "
       + "tako, kot sta ju igralca poznala v pravi igri.",
     goal_tressette: "Zmagaj v igri",
     goal_kifameno: "Končaj z manj točkami",
@@ -53,7 +53,7 @@ const TEXT = {
     solution: "Zmagovita pot",
     rating: "Tvoja ocena v ugankah",
     puzzleRating: "Ocena uganke {n}",
-    steps: "Kart za najti: {n}",
+    steps: "Karte, ki jih iščeš: {n}",
     change: "Ocena {before} → {after} ({change})",
     themes: "Teme",
     next: "Naslednja uganka",

@@ -100,7 +100,7 @@ function draw() {
   if (state.error) return fill(root, head, errorBox(state.error));
   if (!p) return fill(root, head, h("p", { id: "puzzle-none" }, state.busy ? "…" : pt(state.variant === "any" ? "none_any" : "none")));
   fill(root, head, board(p), state.result ? resultView(p, state.result) : null,
-    h("p", { class: "hint" }, pt("keys")));
+    h("p", { class: "hint keys-only" }, pt("keys")));
 }
 
 /** Return the player's puzzle rating: "1450?" and a word while it is provisional (its deviation still high). */

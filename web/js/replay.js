@@ -48,7 +48,8 @@ function fillBody(body) {
   const go = (k) => {
     shown.step = Math.max(0, Math.min(n, k));
     slider.value = shown.step;
-    counter.textContent = `${t("move")} ${shown.step} / ${n}`;
+    // Step k shows the position before the (k+1)-th card, that card marked in its hand: the counter names it.
+    counter.textContent = shown.step < n ? `${t("move")} ${shown.step + 1} / ${n}` : t("replayEnd", { n });
     fill(board, ...drawStep(r, shown.step));
     analysisStep(board, shown.step);
     for (const [btn, off] of [[first, true], [prev, true], [next, false], [last, false]]) {
@@ -64,7 +65,7 @@ function fillBody(body) {
   fill(body,
     h("p", { class: "players-line" }, playerLink(r.players[0]), ` ${t("versus")} `, playerLink(r.players[1]), ` · ${t(r.variant)}`),
     h("div", { class: "row controls", id: "replay-controls" }, first, prev, counter, next, last, slider),
-    h("p", { class: "hint" }, t("replayKeys")),
+    h("p", { class: "hint keys-only" }, t("replayKeys")),
     board,
     analysisPanel(r),
     recordPanel(r.id));

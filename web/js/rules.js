@@ -50,11 +50,11 @@ const TEXT = {
     points: "Točke kart: as velja 1 točko; trojka, dvojka, kralj, kaval in fant po ⅓; sedmica, šestica, petica in "
       + "štirica nič. Kdor vzame zadnji štih, dobi še 1 točko. V igri je 11⅔ točke; na koncu se tretjine ne štejejo "
       + "(skupaj 11), zato \"3⅔\" šteje kot 3.",
-    play: "Vsak igralec dobi 10 kart; ostalih 20 je kup. Kdor začne, igra katerokoli karto; drugi mora slediti barvi, "
+    play: "Vsak igralec dobi 10 kart; ostalih 20 je talon. Kdor začne, igra katerokoli karto; drugi mora slediti barvi, "
       + "če jo ima, sicer igra katerokoli. Štih vzame višja karta barve, ki je bila igrana prva (karta druge barve "
       + "nikoli ne zmaga), in kdor vzame štih, začne naslednjega.",
-    stock: "Dokler je kup, po vsakem štihu zmagovalec vzame vrhnjo karto, nato še drugi igralec. Vsaka vzeta karta "
-      + "se pokaže nasprotniku. Ko kupa zmanjka, se zadnjih 10 štihov igra z znanimi kartami.",
+    stock: "Dokler je talon, po vsakem štihu zmagovalec vzame vrhnjo karto, nato še drugi igralec. Vsaka vzeta karta "
+      + "se pokaže nasprotniku. Ko talona zmanjka, se zadnjih 10 štihov igra z znanimi kartami.",
     letters: "Črke v kotih kart:",
     names: { AS: "A = as", KRALJ: "K = kralj", KAVAL: "C = kaval", FANT: "F = fant", "3": "3 = trojka", "7": "7 = sedmica" },
     dots: "Pike na dnu karte kažejo njene točke: vsaka pika je ⅓ točke, tri pike asa so 1 točka; karta brez pik ne "
@@ -93,7 +93,7 @@ export function rulesContent(variant = null) {
     h("p", { id: "rules-match" }, x.match),
     h("p", { id: "rules-next-deal" }, x.nextDeal),
     h("p", { id: "rules-aborted" }, x.aborted),
-    h("p", { class: "hint" }, x.keys));
+    h("p", { class: "hint keys-only" }, x.keys));
 }
 
 /** Open the rules dialog (``variant``'s goal first); Escape or the close button shut it. */

@@ -45,7 +45,12 @@ export function suggestedLevel(variant) {
   return nearestLevel(ratingIn(variant));
 }
 
-/** Fetch the player's ratings (once per account) so the lobby can suggest a bot of its level. */
+/** Forget the ratings fetched: the next lobby asks again (a game may have moved them, or the account changed). */
+export function staleRatings() {
+  ratingsFor = null;
+}
+
+/** Fetch the player's ratings (once per visit to the lobby) so the lobby can suggest a bot of its level. */
 export function loadRatings() {
   const me = currentUser();
   if (!me || ratingsFor === me.username) return;
@@ -118,16 +123,16 @@ function seekingPanel(seek) {
       h("button", { class: "ghost", id: "cancel-seek", onclick: () => send({ type: "cancel_seek" }) }, t("cancel"))));
 }
 
-/** Return the lobby's "Play a person" panel, or the seeking panel while a seek is on. */
+/** Return the play panel's "Play a person" part for the game and format chosen (lobby.js), or the seeking panel
+ * while a seek is on. */
 export function personPanel() {
   loadRatings();
   if (live.seek) return seekingPanel(live.seek);
-  const rows = VARIANTS.map((variant) => h("div", { class: "row quick person" },
-    h("strong", { class: "quick-name" }, t(variant)),
-    h("div", { class: "formats" }, FORMATS.map((target) => h("button", {
-      class: "seek", "data-seek": `${variant}-${target}`,
-      onclick: () => send({ type: "seek", variant, target }),
-    }, formatName(target))))));
-  return h("section", { class: "panel", id: "play-person" },
-    h("h2", {}, t("playPerson")), h("p", { class: "note" }, t("personHint")), rows);
+  const { variant, target } = live.pick;
+  return h("div", { class: "person", id: "play-person" },
+    h("h3", { class: "play-with" }, t("playPerson")),
+    h("div", { class: "row" },
+      h("button", { class: "seek ghost", "data-seek": `${variant}-${target}`, onclick: () => send({ type: "seek", variant, target }) },
+        t("seekButton", { game: t(variant), format: formatName(target) }))),
+    h("p", { class: "note" }, t("personHint")));
 }

@@ -290,7 +290,7 @@ export function tableView(id) {
       last && !hold ? h("button", { class: "ghost", id: "last-trick", onclick: () => { live.showLast = !live.showLast; rerender(); } },
         live.showLast ? t("hideLastTrick") : t("lastTrick")) : null),
     h("p", { class: "taken", id: "taken" },
-      hold ? h("span", { class: "hint" }, t("skipHint"))
+      hold ? h("span", { class: "hint keys-only" }, t("skipHint"))
         : took && table.status !== "waiting" ? trickLine(table, took.winner, took.gain, took.n) : ""),
     live.showLast && last && !hold ? h("div", { class: "trick", id: "last" }, last.cards.map((c) => cardEl(c, { small: true }))) : null,
     h("div", { class: "hand", id: "my-hand", role: "region", "aria-label": handLabel(me) }, myCards),
@@ -301,7 +301,8 @@ export function tableView(id) {
 }
 
 function gameHead(table) {
-  const deals = table.match ? matchHead(table) : table.deal_number > 1 || table.match_wins.some((x) => x > 0)
+  // Deals won at this table count only once a second deal is on (a rematch): never "1 : 0" on a single deal.
+  const deals = table.match ? matchHead(table) : table.deal_number > 1
     ? h("span", { id: "match-score" }, `${t("matchScore")} ${table.match_wins[table.you ?? 0]} : ${table.match_wins[1 - (table.you ?? 0)]}`) : null;
   return h("div", { class: "game-head", id: "game-head" },
     h("strong", { class: "game-name", id: "game-name" }, t(table.variant)),
@@ -381,19 +382,20 @@ function summaryView(table) {
     r.rated === false ? h("p", { class: "not-rated", id: "not-rated" }, t("notRated")) : null,
     h("p", { class: "final", id: "final-score" }, score,
       h("span", { class: "exact" }, ` (${t("exactScore")} ${exact})`)),
-    h("p", { class: "summary-goal" }, `${t(table.variant)}: ${t(`goal_${table.variant}`)}`),
-    h("div", { class: "piles" },
-      pile(me, spectator ? t("pileOf", { name: endName(table, me) }) : t("yourPile")),
-      pile(1 - me, spectator ? t("pileOf", { name: endName(table, 1 - me) }) : t("theirPile"))),
-    summaryTricks(table),
-    opponentGone ? h("p", { class: "hint", id: "opponent-gone" }, t("opponentGone")) : null,
-    h("div", { class: "row" },
+    opponentGone ? h("p", { class: "note", id: "opponent-gone" }, t("opponentGone")) : null,
+    // What to do next comes before the piles and the tricks: in view at 1280x800 without scrolling.
+    h("div", { class: "row summary-actions", id: "summary-actions" },
       opponentGone || table.match ? null : !spectator ? h("button", { id: "rematch", disabled: table.rematch[me],
         onclick: () => send({ type: "rematch", table_id: table.id }) }, table.rematch[me] ? t("rematchAsked") : t("rematch")) : null,
       table.game_id && !spectator ? h("a", { id: "replay-link", href: `#/replay/${table.game_id}` }, t("replayLink")) : null,
       table.result?.match?.id && !spectator
         ? h("a", { id: "match-link", href: `#/match/${table.result.match.id}` }, t("matchLink")) : null,
-      h("a", { id: "back-lobby", href: "#/lobby" }, t("backToLobby"))));
+      h("a", { id: "back-lobby", href: "#/lobby" }, t("backToLobby"))),
+    h("p", { class: "summary-goal" }, `${t(table.variant)}: ${t(`goal_${table.variant}`)}`),
+    h("div", { class: "piles" },
+      pile(me, spectator ? t("pileOf", { name: endName(table, me) }) : t("yourPile")),
+      pile(1 - me, spectator ? t("pileOf", { name: endName(table, 1 - me) }) : t("theirPile"))),
+    summaryTricks(table));
 }
 
 function chatView(table) {
