@@ -7,7 +7,6 @@ import contextlib
 import gc
 import json
 import logging
-import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -63,20 +62,6 @@ collection at all: the tail was the collector's pauses over the many live object
 """
 
 
-SWITCH_INTERVAL_S = 0.0005
-"""How long another thread may keep the GIL once the event loop asks for it (Python's default: 5 ms).
-
-The loop gives the GIL up in every socket send (permessage-deflate's zlib call) and must take it back from
-the move writer's or the settler's thread, which keep it up to the interval: at 1,000 tables a busy writer
-turned each send into a wait of up to 5 ms, and a burst of sends into a stall of the loop (issue #42).
-"""
-
-
-def _tune_threads() -> None:
-    """Let the event loop take the GIL back from the database threads within half a millisecond."""
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
-
-
 def _tune_gc() -> None:
     """Collect less often while serving; what startup built (modules, settings) is never scanned again."""
     gc.collect()
@@ -120,7 +105,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.info("restored %d unfinished game(s)", restored)
         await hub.resume_bots()  # restored bot turns wait for (and go to) the first bot that connects
         _tune_gc()
-        _tune_threads()
         clock = asyncio.create_task(hub.run_clock())
         lag = asyncio.create_task(metrics.watch_loop_lag())  # treset_event_loop_lag_seconds
         try:
