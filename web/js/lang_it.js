@@ -18,7 +18,7 @@ export default {
     youDrew: "Hai pescato", theyDrew: "L'avversario ha pescato", drawnCards: "Carte pescate", youWin: "Hai vinto!",
     youLose: "Hai perso.", rematch: "Rivincita", leave: "Esci", yourPile: "Le tue prese", theirPile: "Prese dell'avversario",
     reasonTimeout: "ha finito il tempo", reasonLeft: "ha lasciato il tavolo", chat: "Messaggi", send: "Invia",
-    reconnecting: "Connessione persa: riconnessione…", spectator: "Stai guardando", signOut: "Esci dall'account",
+    reconnecting: "Connessione persa: riconnessione…", spectator: "Stai guardando", signOut: "Esci",
     mustFollow: "Devi rispondere al seme", seconds: "s", rematchAsked: "Rivincita chiesta",
     goal_tressette: "vince chi fa più punti", goal_kifameno: "vince chi fa meno punti", rules: "Regole", close: "Chiudi",
     youTookTrick: "Hai preso tu", theyTookTrick: "Ha preso {name}", lastTrickBonus: "con il punto dell'ultima presa",
