@@ -192,6 +192,18 @@ def _int_field(data: Mapping[str, Any], key: str) -> int:
     return value
 
 
+def json_object(data: Mapping[str, Any] | str | bytes) -> Mapping[str, Any]:
+    """Return ``data`` as a mapping: decoded if JSON text; :class:`InvalidStateError` if it is not a JSON object."""
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise InvalidStateError(f"the state is not valid JSON: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise InvalidStateError("the state must be a JSON object")
+    return data
+
+
 def parse_state(data: Mapping[str, Any] | str | bytes) -> AgentState:
     """Parse and validate an agent state (a mapping or JSON text).
 
@@ -200,13 +212,7 @@ def parse_state(data: Mapping[str, Any] | str | bytes) -> AgentState:
     ``hiscards`` not inside ``unknown``, impossible counts, more than one card
     in ``inplay``, points out of range, or a history that contradicts the rest.
     """
-    if isinstance(data, (str, bytes)):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise InvalidStateError(f"the state is not valid JSON: {exc}") from None
-    if not isinstance(data, Mapping):
-        raise InvalidStateError("the state must be a JSON object")
+    data = json_object(data)
     missing = [k for k in REQUIRED_FIELDS if k not in data]
     if missing:
         raise InvalidStateError(f"missing field(s): {', '.join(missing)}")

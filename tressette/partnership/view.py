@@ -42,6 +42,7 @@ from tressette.partnership.deal import (
 )
 from tressette.partnership.declarations import Declaration, Signal, possible_declarations, signal_is_true
 from tressette.partnership.match import PartnershipMatch
+from tressette.state import json_object
 
 GAME = "partnership"
 """The ``game`` field of the four-player JSON, which tells it from the thesis's two-player state."""
@@ -194,13 +195,7 @@ def parse_partnership_view(data: Mapping[str, Any] | str | bytes) -> Partnership
     a card twice, a trick that contradicts the order of play, counts that do not
     add up, a signal or declaration the rules would have refused.
     """
-    if isinstance(data, (str, bytes)):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise InvalidStateError(f"the state is not valid JSON: {exc}") from None
-    if not isinstance(data, Mapping):
-        raise InvalidStateError("the state must be a JSON object")
+    data = json_object(data)
     if data.get("game") != GAME:
         raise InvalidStateError(f"'game' must be {GAME!r} for a four-player state")
     missing = [k for k in ("seat", "options", "first_leader", "hand", "tricks", "table", "signal", "declarations")
