@@ -10,12 +10,14 @@ the bot's level and the format chosen together. "★ your level" follows the rat
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from sqlalchemy import select
 
 from server.store import repos
@@ -244,11 +246,22 @@ def test_words_a_player_reads(browser: Browser, site: LiveServer, site_dir: Path
 GOLD = "rgb(217, 162, 27)"  # web/app.css --gold
 
 
+GOLD_JS = f"""() => [...document.querySelectorAll('#app button')]
+    .filter(e => e.checkVisibility() && getComputedStyle(e).backgroundColor === '{GOLD}')
+    .map(e => e.textContent.trim())"""
+
+
 def _gold_buttons(page: Page) -> list[str]:
     """Return the texts of the page's visible gold buttons (the toggles chosen are not gold)."""
-    return list(page.locator("#app button").evaluate_all(
-        f"""els => els.filter(e => e.checkVisibility() && getComputedStyle(e).backgroundColor === '{GOLD}')
-                      .map(e => e.textContent.trim())"""))
+    return list(page.evaluate(GOLD_JS))
+
+
+def _expect_gold_buttons(page: Page, count: int) -> None:
+    """Wait until the page shows `count` gold buttons: live updates redraw the lobby, so one look can fall
+    between a socket message and the redraw it causes (CI saw 0 once, then 1 a moment later)."""
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(f"() => ({GOLD_JS})().length === {count}", timeout=WAIT_MS)
+    assert len(_gold_buttons(page)) == count, _gold_buttons(page)
 
 
 def test_the_lobby_for_the_first_visit_and_the_hundredth(browser: Browser, site: LiveServer) -> None:
@@ -258,7 +271,7 @@ def test_the_lobby_for_the_first_visit_and_the_hundredth(browser: Browser, site:
     page.click("#guest")
     expect(page.locator("[data-suggested]")).to_have_count(1, timeout=WAIT_MS)
     expect(page.locator("[data-suggested]")).to_be_enabled(timeout=WAIT_MS)
-    assert len(_gold_buttons(page)) == 1, _gold_buttons(page)
+    _expect_gold_buttons(page, 1)
     assert page.locator("[data-quick]").count() <= 6  # one game's levels, not a wall of both games' and formats'
     _shot(page, "first-lobby-laptop-en")
     page.select_option("#lang", "sl")
@@ -278,7 +291,7 @@ def test_the_lobby_for_the_first_visit_and_the_hundredth(browser: Browser, site:
     first = page.locator("#app section.panel").first
     expect(first).to_have_attribute("id", "your-tables")
     expect(first.locator("[data-back]").first).to_have_attribute("data-back", match_table)
-    assert len(_gold_buttons(page)) == 2, _gold_buttons(page)  # back to the running table; the bot at your level
+    _expect_gold_buttons(page, 2)  # back to the running table; the bot at your level
     _shot(page, "first-lobby-running-laptop-en")
     page.set_viewport_size(PHONE)  # type: ignore[arg-type]
     page.select_option("#lang", "sl")
