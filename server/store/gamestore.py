@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from server.game.records import Fence, GameEnd, MatchDeal, MatchEnd, NewGame, Player, SavedGame, Started
 from server.store import repos
+from server.store.fences import claim_tables
 from server.store.models import Analysis, Game, MatchRow, Move, User, UserTotals
 from server.store.ratings import DEFAULT_RATING
 from server.store.writer import MoveWriter
@@ -63,7 +64,7 @@ class SqlGameStore:
         """Insert the deal's ``games`` row (and, for a match's first deal, its ``matches`` row); return
         its id, the table's token (token 0: claimed here) and its match id."""
         def work(session: Session) -> Started:
-            token = fence[1] or repos.claim_tables(session=session, table_ids=[fence[0]])[fence[0]]
+            token = fence[1] or claim_tables(session=session, table_ids=[fence[0]])[fence[0]]
             match = game.match
             match_id = match.match_id if match else None
             if match is not None and match_id is None:
@@ -139,7 +140,7 @@ class SqlGameStore:
             if table_ids is None:
                 table_ids = {g.table_id for g in (*repos.unfinished_games(session=session),
                                                    *repos.matches_between_deals(session=session))}
-            fences = repos.claim_tables(session=session, table_ids=table_ids) if table_ids else {}
+            fences = claim_tables(session=session, table_ids=table_ids) if table_ids else {}
             # Read after the claim: a former owner's write either committed before it (and is read
             # here) or comes after it (and is refused).
             saved = self._saved(session, table_ids) if table_ids else []

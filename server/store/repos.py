@@ -11,13 +11,11 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, select, text, tuple_, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from server.game.records import EndRefused, aborted
-from server.store.models import AuthToken, Game, MatchRow, Move, TableFence, User, UserTotals
+from server.store.models import AuthToken, Game, MatchRow, Move, User, UserTotals
 from server.store.ratings import Rating, after_game
 
 _hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
@@ -279,47 +277,6 @@ def pending_totals(*, session: Session, limit: int = 1000) -> list[int]:
         select(func.max(Game.id)).join(MatchRow, MatchRow.id == Game.match_id)
         .where(MatchRow.rating_pending.is_(True)).group_by(Game.match_id).limit(limit))
     return sorted(set(games) | {g for g in last_deals if g is not None})
-
-
-def claim_tables(*, session: Session, table_ids: Collection[str]) -> dict[str, int]:
-    """Raise each table's fencing token (a new owner takes it); return the new tokens. The caller commits.
-
-    From the commit on, every write carrying an older token is refused (:func:`fences_held`).
-    """
-    claimed: dict[str, int] = {}
-    dialect = session.get_bind().dialect.name
-    upsert = pg_insert if dialect == "postgresql" else sqlite_insert
-    for table_id in sorted(table_ids):  # one order: two claimers never wait on each other in a circle
-        stmt = upsert(TableFence).values(table_id=table_id, fence=1).on_conflict_do_update(
-            index_elements=[TableFence.table_id], set_={"fence": TableFence.fence + 1})
-        claimed[table_id] = int(session.execute(stmt.returning(TableFence.fence)).scalar_one())
-    return claimed
-
-
-def fences_held(*, session: Session, fences: Collection[tuple[str, int]]) -> set[tuple[str, int]]:
-    """Return those of ``fences`` (table, token) whose token is still the stored one; hold them until the commit.
-
-    A share lock on each row: a new owner's claim (:func:`claim_tables`) waits for this transaction,
-    and this transaction's writes are refused if the claim came first.
-    """
-    if not fences:
-        return set()
-    ordered = sorted(fences)  # one order of locking: two groups never wait on each other in a circle
-    if session.get_bind().dialect.name == "postgresql":
-        # One statement text for every group (two array parameters): the query below, built anew for each
-        # count of fences, cost ~1.5 ms of the writer's CPU per group, held from the event loop (issue #42).
-        rows = session.execute(_FENCES_HELD, {"tables": [t for t, _ in ordered], "fences": [f for _, f in ordered]})
-        return {(table_id, fence) for table_id, fence in rows}
-    query = (select(TableFence.table_id, TableFence.fence)
-             .where(tuple_(TableFence.table_id, TableFence.fence).in_(ordered))
-             .with_for_update(read=True))
-    return {(table_id, fence) for table_id, fence in session.execute(query)}
-
-
-_FENCES_HELD = text(
-    "SELECT f.table_id, f.fence FROM table_fences f"
-    " JOIN unnest(CAST(:tables AS varchar[]), CAST(:fences AS integer[])) AS w(table_id, fence)"
-    " ON f.table_id = w.table_id AND f.fence = w.fence ORDER BY f.table_id FOR SHARE OF f")
 
 
 def add_result(a: UserTotals, b: UserTotals, *, points: tuple[int, int], winner: int, rated: bool = True) -> None:

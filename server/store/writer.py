@@ -10,10 +10,11 @@ writes is retried alone, so one bad write refuses only its own move. Plain row i
 
 **Fencing.** A write for a table carries the table's fencing token (:data:`server.game.records.Fence`).
 Each group first checks every token it carries against ``table_fences`` and holds those rows (a
-share lock) to its commit; the writes of a table whose token is stale are not made, and their
-waiters get :class:`~server.game.records.FenceRefused`, while the rest of the group commits. A
-process paused past its lease, whose tables another process took (and re-fenced), thus stores
-nothing more for them, whatever it had queued.
+share lock) to its commit (on PostgreSQL, in the same statement as the group's moves); the writes
+of a table whose token is stale are not made, and their waiters get
+:class:`~server.game.records.FenceRefused`, while the rest of the group commits. A process paused
+past its lease, whose tables another process took (and re-fenced), thus stores nothing more for
+them, whatever it had queued.
 
 The event loop never waits on the database: a commit under way does not stall other tables.
 SQLite (the embedded default) works the same way; this thread is then the game's only writer.
@@ -36,7 +37,7 @@ from sqlalchemy.orm import DeclarativeBase, Session
 
 from server.game.records import Fence, FenceRefused
 from server.metrics import Metrics
-from server.store.repos import fences_held
+from server.store.fences import fences_held, insert_fenced
 
 log = logging.getLogger("treset.writer")
 T = TypeVar("T")
@@ -182,12 +183,30 @@ class MoveWriter:
 
     @staticmethod
     def _write(session: Session, batch: list[_Job[Any]]) -> list[tuple[Any, BaseException | None]]:
-        """Run ``batch``'s writes in order in ``session``; plain inserts go together, before the next other write.
+        """Run ``batch``'s writes in ``session``; return each job's result, or the refusal of a stale fence's.
 
-        Returns each job's result, or the refusal of a job whose fence is stale (its write not made).
+        On PostgreSQL the fenced plain inserts (the moves) go first, with the check of every fence of the
+        group, in one statement per model (:func:`~server.store.fences.insert_fenced`); the other writes
+        follow in order. That reordering is safe: a table has one write in flight at a time (its lock is
+        held until the write is durable), and were a group's order ever to matter, the failed group is
+        retried write by write in the order submitted. Elsewhere plain inserts go together, as one
+        multi-row ``INSERT``, before the next other write.
         """
         fences = {job.fence for job in batch if job.fence is not None}
-        held = fences_held(session=session, fences=fences) if fences else set()
+        done: set[int] = set()
+        held: set[Fence] | None = None
+        if fences and session.get_bind().dialect.name == "postgresql":
+            groups: dict[tuple[type[DeclarativeBase], tuple[str, ...]], list[int]] = {}
+            for i, job in enumerate(batch):
+                if job.work is None and job.fence is not None:
+                    assert job.model is not None and job.row is not None
+                    groups.setdefault((job.model, tuple(job.row)), []).append(i)
+            for (model, _), indices in groups.items():
+                rows = [(cast(Fence, batch[i].fence), cast(dict[str, Any], batch[i].row)) for i in indices]
+                held = insert_fenced(session=session, table=cast(Table, model.__table__), rows=rows, fences=fences)
+                done.update(indices)
+        if held is None:
+            held = fences_held(session=session, fences=fences) if fences else set()
         pending: dict[type[DeclarativeBase], list[dict[str, Any]]] = {}
 
         def flush() -> None:
@@ -196,10 +215,12 @@ class MoveWriter:
             pending.clear()
 
         results: list[tuple[Any, BaseException | None]] = []
-        for job in batch:
+        for i, job in enumerate(batch):
             if job.fence is not None and job.fence not in held:
                 results.append((None, FenceRefused(f"table {job.fence[0]}: token {job.fence[1]} is stale; "
                                                    "another process serves it")))
+            elif i in done:
+                results.append((None, None))
             elif job.work is None:
                 assert job.model is not None and job.row is not None
                 pending.setdefault(job.model, []).append(job.row)

@@ -1,8 +1,13 @@
-"""The move writer on SQLite (the embedded default): group commit, order, a refused write alone, fencing."""
+"""The move writer on SQLite (the embedded default) and PostgreSQL: group commit, order, a refused write alone.
+
+On PostgreSQL a group's moves and its fence check are one statement (``server.store.fences.insert_fenced``),
+so the order and the refusal of one bad move are checked there too.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 from sqlalchemy import select
@@ -26,6 +31,12 @@ def _store(url: str) -> tuple[SqlGameStore, MoveWriter, sessionmaker]:  # type: 
     return SqlGameStore(sessions, writer), writer, sessions
 
 
+def _close(store: SqlGameStore, writer: MoveWriter, sessions: sessionmaker) -> None:  # type: ignore[type-arg]
+    store.stop()
+    writer.stop()
+    sessions.kw["bind"].dispose()  # no connection is left for the collector (warnings are errors)
+
+
 def _move(game_id: int, user_id: int, deal: Deal, number: int) -> dict[str, object]:
     seat = deal.to_move
     card = deal.legal_moves()[0]
@@ -35,8 +46,13 @@ def _move(game_id: int, user_id: int, deal: Deal, number: int) -> dict[str, obje
     return row
 
 
-def test_tables_moves_are_committed_in_groups_and_in_order(sqlite_url: str) -> None:
-    store, writer, sessions = _store(sqlite_url)
+@pytest.fixture(params=["postgresql", "sqlite"])
+def any_url(request: pytest.FixtureRequest, make_pg_db: Callable[[], str], sqlite_url: str) -> str:
+    return make_pg_db() if request.param == "postgresql" else sqlite_url
+
+
+def test_tables_moves_are_committed_in_groups_and_in_order(any_url: str) -> None:
+    store, writer, sessions = _store(any_url)
     with sessions() as s:
         a = repos.ensure_user(session=s, username="ann", role="guest")
         b = repos.ensure_user(session=s, username="bob", role="guest")
@@ -62,6 +78,7 @@ def test_tables_moves_are_committed_in_groups_and_in_order(sqlite_url: str) -> N
         return await asyncio.gather(*(table(n) for n in range(20)))
 
     game_ids = asyncio.run(main())
+    store.stop()
     writer.stop()
     assert writer.writes == 20 * 41 and writer.batches < writer.writes  # 20 games, 800 moves, grouped
     with sessions() as s:
@@ -75,10 +92,11 @@ def test_tables_moves_are_committed_in_groups_and_in_order(sqlite_url: str) -> N
         assert store.unfinished_games() == []
         totals = repos.totals_row(session=s, user_id=players[0], variant="tressette")
         assert totals.games == 20  # each deal added once
+    _close(store, writer, sessions)
 
 
-def test_a_refused_write_fails_alone(sqlite_url: str) -> None:
-    store, writer, sessions = _store(sqlite_url)
+def test_a_refused_write_fails_alone(any_url: str) -> None:
+    store, writer, sessions = _store(any_url)
     with sessions() as s:
         a = repos.ensure_user(session=s, username="ann", role="guest")
         s.commit()
@@ -97,11 +115,11 @@ def test_a_refused_write_fails_alone(sqlite_url: str) -> None:
                                     store.record_move(good[2], None, fence=fence), return_exceptions=True)
 
     results = asyncio.run(main())
-    writer.stop()
     assert results[0] is None and results[2] is None and results[3] is None
     assert isinstance(results[1], IntegrityError)
     with sessions() as s:
         assert list(s.scalars(select(Move.move_number).order_by(Move.id))) == [0, 1, 2]
+    _close(store, writer, sessions)
 
 
 @pytest.mark.parametrize("stop_twice", [False, True])
