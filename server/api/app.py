@@ -39,7 +39,7 @@ from server.metrics import Metrics
 from server.protocol import AUTH, error
 from server.settings import Settings, get_settings
 from server.store import repos
-from server.store.db import session_factory
+from server.store.db import session_factory, writer_sessions
 from server.store.gamestore import SqlGameStore
 from server.store.models import User
 from server.store.writer import MoveWriter
@@ -74,7 +74,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     sessions = session_factory(settings.database_url)
     metrics = Metrics()  # this app's own registry: GET /metrics
-    writer = MoveWriter(sessions, metrics=metrics)  # the game's writes, off the event loop, committed in groups
+    # The game's writes, off the event loop, committed in groups (on a pool of their own, without pings).
+    writer = MoveWriter(writer_sessions(settings.database_url), metrics=metrics)
     store = SqlGameStore(sessions, writer)
     hub = Hub(settings, store,
               AnalysisQueue(sessions, timeout_s=settings.analysis_timeout_s, metrics=metrics), metrics)

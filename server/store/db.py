@@ -56,6 +56,21 @@ def session_factory(url: str) -> sessionmaker[Session]:
     return sessionmaker(engine_for(url), expire_on_commit=False)
 
 
+@lru_cache
+def writer_sessions(url: str) -> sessionmaker[Session]:
+    """Return the session factory of the writer threads (:class:`server.store.writer.MoveWriter`).
+
+    On PostgreSQL its own small pool, without the ping before each checkout: the writer takes a
+    connection for every group it commits, and the ping was a third of its time, one more round trip
+    in every card's latency (issue #42). A connection the database dropped fails its group instead;
+    SQLAlchemy then discards the pool's connections, and the writer retries each write alone on
+    fresh ones.
+    """
+    if url.startswith("sqlite"):
+        return session_factory(url)  # one file, one engine: the writer is its only writer anyway
+    return sessionmaker(create_engine(url, pool_size=2, max_overflow=4), expire_on_commit=False)
+
+
 def alembic_config(url: str) -> Config:
     """Return an Alembic configuration for ``url``."""
     cfg = Config(str(ROOT / "alembic.ini"))

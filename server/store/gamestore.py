@@ -36,7 +36,7 @@ class SqlGameStore:
         """Store through ``writer``; ``sessions`` serves the restore at start."""
         self.sessions = sessions
         self.writer = writer
-        self.settler = MoveWriter(sessions)
+        self.settler = MoveWriter(writer.sessions)
         """A second writer, for totals only: deals ending together are settled in one transaction, and a
         totals row held locked elsewhere holds up this thread, never the moves' writer."""
 

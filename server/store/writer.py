@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 from sqlalchemy import Table, insert
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Session
 
 from server.game.records import Fence, FenceRefused
@@ -152,13 +153,19 @@ class MoveWriter:
                 batch.append(more)
             self._commit(batch)
 
-    def _commit(self, batch: list[_Job[Any]]) -> None:
+    def _commit(self, batch: list[_Job[Any]], *, again: bool = True) -> None:
         started = time.perf_counter()
         try:
             with self.sessions() as session:
                 results = self._write(session, batch)
                 session.commit()
         except Exception as exc:  # noqa: BLE001 - reported to the waiters, never lost
+            if again and isinstance(exc, DBAPIError) and exc.connection_invalidated:
+                # A connection the database dropped (a restart): the writer's pool does not ping before
+                # use (server.store.db.writer_sessions), so the group goes once more, on a fresh one.
+                log.warning("a group of %d writes lost its connection; trying it again", len(batch))
+                self._commit(batch, again=False)
+                return
             if len(batch) > 1:
                 log.warning("a group of %d writes failed (%s); retrying each alone", len(batch), exc)
                 for job in batch:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import psycopg
 import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -16,7 +17,7 @@ from sqlalchemy.orm import sessionmaker
 
 from server.game.records import GameEnd, NewGame
 from server.store import repos
-from server.store.db import make_engine, upgrade
+from server.store.db import make_engine, upgrade, writer_sessions
 from server.store.gamestore import SqlGameStore
 from server.store.models import Analysis, Game, Move
 from server.store.movelog import move_fields
@@ -132,3 +133,37 @@ def test_stop_commits_what_is_queued(sqlite_url: str, stop_twice: bool) -> None:
     with sessions() as s:
         assert repos.get_user_by_name(session=s, username="bot-normal") is not None
     assert player.username == "bot-normal" and player.role == "bot"
+
+
+def test_the_writer_without_pings_survives_dropped_connections(make_pg_db: Callable[[], str]) -> None:
+    """The writer's pool does not ping (server.store.db.writer_sessions): a connection the database dropped
+    fails its group once, and the group is tried again on a fresh connection: no write lost, none refused."""
+    url = make_pg_db()
+    upgrade(url)
+    sessions = writer_sessions(url)
+    writer = MoveWriter(sessions)
+    store = SqlGameStore(sessions, writer)
+    with sessions() as s:
+        user_id = repos.ensure_user(session=s, username="ann", role="guest").id
+        s.commit()
+
+    async def main() -> list[int]:
+        deal = Deal.new(Variant.TRESSETTE, 0)
+        fence = ("t", (await asyncio.to_thread(store.claim, ["t"]))[0]["t"])
+        game_id, _, _ = await store.start_game(NewGame("t", 1, "tressette", "invite", (user_id, user_id), None, 0,
+                                                    list(deal.deck)), fence=fence)
+        await store.record_move(_move(game_id, user_id, deal, 0), None, fence=fence)
+        with psycopg.connect(url.replace("postgresql+psycopg", "postgresql"), autocommit=True) as admin:
+            dropped = admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                                    " WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchone()
+        assert dropped is not None and dropped[0] >= 1  # the writer's pooled connection was among them
+        await store.record_move(_move(game_id, user_id, deal, 1), None, fence=fence)  # alone: tried again
+        await asyncio.gather(*(store.record_move(_move(game_id, user_id, deal, n), None, fence=fence)
+                               for n in range(2, 4)))
+        return [game_id]
+
+    asyncio.run(main())
+    assert writer.failures == 0
+    with sessions() as s:
+        assert list(s.scalars(select(Move.move_number).order_by(Move.id))) == [0, 1, 2, 3]
+    _close(store, writer, sessions)
