@@ -13,6 +13,7 @@ import { replayView } from "./replay.js";
 import { onSeekEnded, onSeeking, staleRatings, tickSeek } from "./seek.js";
 import { leaderboardView, profileView } from "./stats.js";
 import { forgetSent, forgetTable, receiveTable, skipHold, tableView, tickTable } from "./table.js";
+import { forgetSent4, forgetTable4, receiveTable4, skipHold4, table4View, tickTable4 } from "./table4.js";
 import { Socket } from "./ws.js";
 
 const app = document.getElementById("app");
@@ -24,8 +25,12 @@ function connect() {
     welcome: (m) => {
       live.seats = m.seats ?? [];
       forgetSent(); // a card sent on the old socket is answered by the table the server sends again
+      forgetSent4();
       // A seek ends with its socket: after a reconnect the page seeks again (at the back of the queue).
-      if (live.seek) send({ type: "seek", variant: live.seek.variant, target: live.seek.target });
+      if (live.seek) {
+        send({ type: "seek", variant: live.seek.variant, target: live.seek.target,
+          ...(live.seek.game === "partnership" ? { game: "partnership" } : {}) });
+      }
       // A page opened at a table takes its seat there (another tab may hold it); reconnects get it back by themselves.
       const id = routeTable();
       if (id && !live.tables[id] && !live.moved.has(id)) openTable(id);
@@ -36,13 +41,16 @@ function connect() {
       live.online = m.online ?? 0;
       live.botLevels = m.bot_levels ?? live.botLevels;
       live.botRatings = m.bot_ratings ?? live.botRatings;
+      live.partnershipLevels = m.partnership_levels ?? live.partnershipLevels;
       rerender();
     },
-    table: (m) => receiveTable(m, shown),
+    // A table for four has its own page (table4.js); the two-player table's is unchanged.
+    table: (m) => (m.table?.game === "partnership" ? receiveTable4(m, shown) : receiveTable(m, shown)),
     chat: (m) => { (live.chat[m.table_id] ??= []).push(m); rerender(); },
     error: (m) => {
       toast(errorText(m), 4000);
       forgetSent(); // a refused card: the hand takes a card again
+      forgetSent4();
       rerender();
     },
     seat_moved: (m) => { live.moved.add(m.table_id); announce(t("seatMoved")); rerender(); },
@@ -91,7 +99,10 @@ async function signOutNow() {
   const conn = document.getElementById("conn");
   conn.dataset.state = "on";
   conn.textContent = "";
-  for (const id of Object.keys(live.tables)) forgetTable(id);
+  for (const id of Object.keys(live.tables)) {
+    forgetTable4(id);
+    forgetTable(id);
+  }
   live.seats = [];
   live.seek = null;
   live.ratings = {};
@@ -197,7 +208,8 @@ function render() {
     location.hash = `#/table/${id}`;
     return;
   }
-  redraw(route === "table" && id ? tableView(id) : lobbyView());
+  const four = route === "table" && id && live.tables[id]?.game === "partnership";
+  redraw(route === "table" && id ? (four ? table4View(id) : tableView(id)) : lobbyView());
 }
 
 /** Replace the page with `view`, keeping the focus (and the caret) in the field being typed in: live updates
@@ -220,10 +232,11 @@ document.getElementById("lang").addEventListener("change", (e) => {
   if (token()) keepLang();
 });
 // A click or a key during the pause after a trick only ends the pause.
-document.addEventListener("pointerdown", (e) => { if (skipHold()) e.preventDefault(); }, true);
+const skipAny = () => [skipHold(), skipHold4()].some(Boolean); // the two-player and the four-player tables' pauses
+document.addEventListener("pointerdown", (e) => { if (skipAny()) e.preventDefault(); }, true);
 document.addEventListener("keydown", (e) => {
   if (["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
-  if (skipHold()) {
+  if (skipAny()) {
     e.preventDefault();
     return;
   }
@@ -246,7 +259,8 @@ window.addEventListener("hashchange", () => {
 setInterval(() => {
   // Only the clock and the presence countdowns tick: a full re-render would reset what the player is typing.
   const id = routeTable();
-  if (id) tickTable(id);
+  if (id && live.tables[id]?.game === "partnership") tickTable4(id);
+  else if (id) tickTable(id);
   else tickSeek();
   tickNeeds();
 }, 1000);

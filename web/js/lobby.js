@@ -5,6 +5,7 @@ import { call, currentUser, saveSession } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { formErrorText, live, rerender, send, toast } from "./live.js";
+import { formMessage4, partnershipFields, partnershipPlay, tableRow4 } from "./lobby4.js";
 import { rulesButton } from "./rules.js";
 import { formatName, personPanel, suggestedLevel, VARIANTS } from "./seek.js";
 
@@ -52,6 +53,16 @@ function playPanel() {
   const served = live.botLevels; // levels a connected bot plays now (null until the lobby says)
   const starting = !served || served.length === 0;
   const variant = pick.variant;
+  const variantRow = h("div", { class: "row pick-row", role: "group", "aria-label": t("variant") },
+    VARIANTS.map((v) => toggle(`pick-${v}`, variant === v, t(v), () => { pick.variant = v; })),
+    toggle("pick-partnership", variant === "partnership", t("partnershipGame"), () => { pick.variant = "partnership"; }),
+    h("span", { class: "pick-goal", id: "pick-goal" }, t(`goal_${variant}`)));
+  if (variant === "partnership") {
+    // Four at the table: two against two (lobby4.js); the two-player panel below is unchanged.
+    return h("section", { class: "panel play", id: "quick-play" },
+      h("div", { class: "row" }, h("h2", {}, t("playTitle")), h("span", { class: "spacer" }), rulesButton("partnership")),
+      variantRow, partnershipPlay(toggle));
+  }
   const suggested = suggestedLevel(variant); // the level whose rating is nearest the player's
   const rated = Object.keys(live.botRatings ?? {}).length > 0;
   const botButtons = levels().map((level) => h("button", {
@@ -65,9 +76,7 @@ function playPanel() {
   live.botRatings?.[level] ? h("span", { class: "rating" }, h("span", { class: "sep" }, " · "), `≈${live.botRatings[level]}`) : null));
   return h("section", { class: "panel play", id: "quick-play" },
     h("div", { class: "row" }, h("h2", {}, t("playTitle")), h("span", { class: "spacer" }), rulesButton()),
-    h("div", { class: "row pick-row", role: "group", "aria-label": t("variant") },
-      VARIANTS.map((v) => toggle(`pick-${v}`, variant === v, t(v), () => { pick.variant = v; })),
-      h("span", { class: "pick-goal", id: "pick-goal" }, t(`goal_${variant}`))),
+    variantRow,
     h("div", { class: "row pick-row", role: "group", "aria-label": t("format") },
       TARGETS.map(Number).map((n) => toggle(`pick-${n}`, pick.target === n, formatName(n), () => { pick.target = n; }))),
     h("h3", { class: "play-with" }, t("playBot")),
@@ -83,7 +92,12 @@ function newTableForm() {
   const form = live.form;
   const choice = (id, values, name = (v) => t(v)) => h("select", { id, onchange: (e) => { form[id] = e.target.value; rerender(); } },
     values.map((v) => h("option", { value: v, selected: v === form[id] }, name(v))));
-  const variant = choice("variant", VARIANTS);
+  const variant = choice("variant", [...VARIANTS, "partnership"], (v) => t(v === "partnership" ? "partnershipGame" : v));
+  if (form.variant === "partnership") {
+    return h("section", { class: "panel" }, h("h2", {}, t("newTable")),
+      h("div", { class: "row" }, h("label", {}, t("variant"), " ", variant), partnershipFields(form),
+        h("button", { class: "ghost", id: "create", onclick: () => send(formMessage4(form)) }, t("create"))));
+  }
   const target = choice("target", TARGETS, (v) => t(`format_${v}`));
   const opponent = choice("opponent", ["anyone", "bot", "invite"]);
   const level = choice("level", levels());
@@ -107,6 +121,7 @@ function mine(tb, me) {
 
 function tableRow(tb, me) {
   const own = mine(tb, me);
+  if (tb.game === "partnership") return tableRow4(tb, own, goTo);
   const players = tb.players.map((p) => p ?? "—").join(" · ") + (tb.bot_level ? ` (${t(tb.bot_level)})` : "");
   const action = own
     ? h("button", { onclick: () => goTo(tb.id), "data-back": tb.id }, t("backToTable"))
@@ -171,7 +186,9 @@ function ownRow({ id, status, listed, shown }) {
   const variant = listed?.variant ?? shown?.variant;
   const target = listed?.target ?? shown?.match?.target;
   const players = listed?.players ?? shown?.players?.map((p) => p?.username ?? null);
-  const game = variant ? (target ? `${t(variant)} · ${t(`format_${target}`)}` : t(variant)) : "";
+  const four = (listed?.game ?? shown?.game) === "partnership";
+  const name = four ? t("partnershipGame") : t(variant);
+  const game = variant ? (target ? `${name} · ${t(`format_${target}`)}` : name) : "";
   const running = status === "playing";
   return h("tr", { "data-own": id, "data-status": status },
     h("td", {}, game), h("td", {}, players ? players.map((p) => p ?? "—").join(" · ") : ""), h("td", {}, t(status)),

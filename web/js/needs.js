@@ -12,6 +12,7 @@ const shown = new Map(); // table id -> the text last drawn (an urgent new one i
 export function needOf(table) {
   if (table.you === null || table.you === undefined || table.status === "closed") return null;
   const me = table.you;
+  if (table.game === "partnership") return needOf4(table, me);
   const opponent = table.players[1 - me];
   const name = opponent?.username ?? "—";
   if (table.status === "playing" && table.view) {
@@ -24,6 +25,18 @@ export function needOf(table) {
     if (!table.rematch[me]) return { text: t("need_next", { name }), deadline: null, urgent: false };
     return { text: t("need_wait", { name }), deadline: m.next_deal_at, urgent: false };
   }
+  return null;
+}
+
+/** The same for a table for four: named by the two opponents ("bot-a & bot-b"). */
+function needOf4(table, me) {
+  const name = [1, 3].map((k) => table.players[(me + k) % 4]?.username ?? "—").join(" & ");
+  if (table.status === "playing" && table.view) {
+    if (table.view.to_move === me) return { text: t("need_turn", { name }), deadline: table.turn_deadline, urgent: true };
+    return { text: t("need_playing", { name }), deadline: null, urgent: false };
+  }
+  const m = table.match;
+  if (table.status === "finished" && m && !m.end && !table.rematch?.[me]) return { text: t("need_next", { name }), deadline: m.next_deal_at, urgent: false };
   return null;
 }
 

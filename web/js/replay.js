@@ -4,6 +4,7 @@ import { call, currentUser, fetchAuthed, token } from "./api.js";
 import { cardEl } from "./cards.js";
 import { errorBox, fill, h, playerLink } from "./dom.js";
 import { points, pointsText, t, tx } from "./i18n.js";
+import { fillStep4, playersLine4 } from "./replay4.js";
 import { trickGain } from "./table.js";
 
 // The loaded game and the step shown survive re-renders (a language switch); step k = k moves played.
@@ -42,6 +43,7 @@ function fillBody(body) {
   }
   const r = shown.record;
   const n = r.moves.length;
+  const four = r.game === "partnership"; // a deal for four (replay4.js): all four hands, the trick at each side
   const board = h("div", { class: "table-area", id: "replay-board" });
   const slider = h("input", { type: "range", id: "replay-slider", min: 0, max: n, value: shown.step, "aria-label": t("move") });
   const counter = h("span", { id: "replay-counter", class: "counter" });
@@ -50,8 +52,9 @@ function fillBody(body) {
     slider.value = shown.step;
     // Step k shows the position before the (k+1)-th card, that card marked in its hand: the counter names it.
     counter.textContent = shown.step < n ? `${t("move")} ${shown.step + 1} / ${n}` : t("replayEnd", { n });
-    fill(board, ...drawStep(r, shown.step));
-    analysisStep(board, shown.step);
+    if (four) fillStep4(board, r, shown.step, currentUser()?.username);
+    else fill(board, ...drawStep(r, shown.step));
+    if (!four) analysisStep(board, shown.step);
     for (const [btn, off] of [[first, true], [prev, true], [next, false], [last, false]]) {
       btn.disabled = off ? shown.step === 0 : shown.step === n;
     }
@@ -63,11 +66,12 @@ function fillBody(body) {
   const last = button("replay-last", t("lastMove"), "»", () => n);
   slider.addEventListener("input", () => go(Number(slider.value)));
   fill(body,
-    h("p", { class: "players-line" }, playerLink(r.players[0]), ` ${t("versus")} `, playerLink(r.players[1]), ` · ${t(r.variant)}`),
+    four ? playersLine4(r)
+      : h("p", { class: "players-line" }, playerLink(r.players[0]), ` ${t("versus")} `, playerLink(r.players[1]), ` · ${t(r.variant)}`),
     h("div", { class: "row controls", id: "replay-controls" }, first, prev, counter, next, last, slider),
     h("p", { class: "hint keys-only" }, t("replayKeys")),
     board,
-    analysisPanel(r),
+    four ? null : analysisPanel(r), // the analysis is of two-player deals only
     recordPanel(r.id));
   go(shown.step);
 }

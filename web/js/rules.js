@@ -1,4 +1,4 @@
-// The rules of both games in a dialog, reachable from the lobby and the table (../shared/RULES.md in brief).
+// The rules of both games (and of Tressette for four) in a dialog, reachable from the lobby and the table (../shared/RULES.md in brief).
 import { cardEl } from "./cards.js";
 import { h } from "./dom.js";
 import { packText, t } from "./i18n.js";
@@ -42,6 +42,12 @@ const TEXT = {
       + "or the analysis. Once one player is ready, the other has 2 minutes, or loses the match.",
     aborted: "A game lost by a forfeit before both players had played a card is not rated and does not count on the "
       + "leaderboard.",
+    fourTitle: "Tressette for four: two against two",
+    fourSeats: "Four players in two partnerships: partners sit across the table. All 40 cards are dealt, 10 each, with no stock. Play goes counter-clockwise, to the player on your right; everyone must follow suit if they can, and the highest card of the suit led takes the trick. The first lead is drawn for a table's first deal and passes to the next player each deal.",
+    fourPoints: "Card points as in the two-player game, 11⅔ a deal with the last trick's point. Partners count their tricks together and drop the thirds, so the two partnerships share 11 points a deal.",
+    fourDeclarations: "Declarations (accusi), a table option, on by default in matches to 31 and 41: with your first card you may declare a napoletana (the Ace, 2 and 3 of one suit: 3 points), three Aces, 2s or 3s (3 points; the missing suit is said) or all four (4 points). Declared points are added to the partnership's score; a false declaration is refused.",
+    fourSignals: "Signals, a table option: from the second trick on, the player who leads may give one signal with the card: busso (knock: take this trick with your best card and lead this suit back), volo (fly: this was my last card of the suit) or striscio (drag: I have more of this suit). Everyone hears them, and they must be true.",
+    fourMatch: "Single deals or matches to 21, 31 or 41: the first partnership to reach the target at the end of a deal wins; if both do, the higher total; equal totals play on. Taking all ten tricks (cappotto) scores the 11 points and nothing more. When a player leaves or runs out of time, a bot takes the seat so the other three can finish; only the leaver loses rating.",
   },
   sl: {
     title: "Kako se igra",
@@ -73,6 +79,12 @@ const TEXT = {
       + "pripravljen eden, ima drugi 2 minuti, sicer izgubi partijo.",
     aborted: "Igra, ki se konča s predajo, preden sta oba igralca odigrala karto, se ne oceni in se ne šteje na "
       + "lestvici.",
+    fourTitle: "Tressette v štiri: dva proti dvema",
+    fourSeats: "Štirje igralci v dveh parih: soigralca sedita drug nasproti drugemu. Razdeli se vseh 40 kart, vsakemu 10, talona ni. Igra gre v nasprotni smeri urinega kazalca, k igralcu na tvoji desni; vsak mora slediti barvi, če jo ima, štih pa vzame najvišja karta barve, ki je bila izigrana prva. Kdo izigra prvi, se v prvi igri mize izžreba, nato pa se vsako igro pomakne k naslednjemu igralcu.",
+    fourPoints: "Točke kart kot v igri za dva, 11⅔ na igro s točko zadnjega štiha. Soigralca štejeta štihe skupaj in tretjine odpadejo, zato si para v vsaki igri razdelita 11 točk.",
+    fourDeclarations: "Prijave (akuže), možnost mize, privzeto vklopljene v partijah do 31 in 41: s prvo karto lahko prijaviš napoletano (as, dvojko in trojko iste barve: 3 točke), tri ase, dvojke ali trojke (3 točke; pove se barva, ki manjka) ali vse štiri (4 točke). Prijavljene točke se prištejejo paru; lažna prijava se zavrne.",
+    fourSignals: "Znaki, možnost mize: od drugega štiha naprej lahko tisti, ki izigra prvi, s karto da en znak: busso (trkam: vzemi ta štih z najboljšo karto in mi vrni to barvo), volo (letim: to je bila moja zadnja karta te barve) ali striscio (vlečem: imam še to barvo). Slišijo jih vsi in morajo biti resnični.",
+    fourMatch: "Posamezne igre ali partije do 21, 31 ali 41: zmaga par, ki prvi doseže cilj ob koncu igre; če ga dosežeta oba, višji seštevek; pri enakem se igra naprej. Vseh deset štihov (kapot) prinese 11 točk in nič več. Ko igralec zapusti mizo ali mu zmanjka časa, njegovo mesto prevzame robot, da ostali trije končajo; oceno izgubi le tisti, ki je odšel.",
   },
 };
 
@@ -80,7 +92,13 @@ const TEXT = {
 export function rulesContent(variant = null) {
   const x = packText("rules", TEXT);
   const goals = variant === "kifameno" ? [x.kifameno, x.tressette] : [x.tressette, x.kifameno];
+  // The game for four (docs/four-player-rules.md): first at a four-player table, after the two-player rules elsewhere.
+  const four = h("section", { class: "rules-four", id: "rules-four" },
+    h("h3", {}, x.fourTitle), h("p", {}, x.fourSeats), h("p", {}, x.fourPoints),
+    h("p", { id: "rules-declarations" }, x.fourDeclarations), h("p", { id: "rules-signals" }, x.fourSignals),
+    h("p", {}, x.fourMatch));
   return h("div", { class: "rules-text" },
+    variant === "partnership" ? four : null,
     h("p", {}, x.cards),
     h("p", {}, x.strength),
     h("div", { class: "hand rules-order" }, ORDER.map((rank) => cardEl(`D ${rank}`, { small: true }))),
@@ -93,7 +111,8 @@ export function rulesContent(variant = null) {
     h("p", { id: "rules-match" }, x.match),
     h("p", { id: "rules-next-deal" }, x.nextDeal),
     h("p", { id: "rules-aborted" }, x.aborted),
-    h("p", { class: "hint keys-only" }, x.keys));
+    h("p", { class: "hint keys-only" }, x.keys),
+    variant === "partnership" ? null : four);
 }
 
 /** Open the rules dialog (``variant``'s goal first); Escape or the close button shut it. */

@@ -4,6 +4,7 @@ import { call, currentUser } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { announce, live, rerender, send, toast } from "./live.js";
+import { createTable4, levels4 } from "./lobby4.js";
 
 export const VARIANTS = ["tressette", "kifameno"];
 const FORMATS = [0, 11, 21, 31]; // 0: a single deal; else a match to that many points (tressette.MATCH_TARGETS)
@@ -65,7 +66,7 @@ export function loadRatings() {
 
 /** Take a `seeking` message: the seek is on (a new one starts its bot-offer clock). */
 export function onSeeking(m) {
-  const same = live.seek && live.seek.variant === m.variant && live.seek.target === m.target;
+  const same = live.seek && live.seek.variant === m.variant && live.seek.target === m.target && live.seek.game === m.game;
   const startedAt = same ? live.seek.startedAt : Date.now();
   if (!same) announce(t("seekingTitle"));
   live.seek = { ...m, startedAt };
@@ -100,24 +101,26 @@ function clock(ms) {
 
 function seekingPanel(seek) {
   const waited = Date.now() - seek.startedAt;
-  const level = offeredLevel(seek.rating);
+  const four = seek.game === "partnership"; // quick pairing for four: the bots fill the missing seats
+  const level = four ? levels4()[0] : offeredLevel(seek.rating);
   const offer = waited >= seek.bot_offer_ms && level;
   return h("section", { class: "panel seeking", id: "seeking", "aria-labelledby": "seeking-title" },
     h("div", { class: "row" },
       h("span", { class: "spinner", "aria-hidden": "true" }),
       h("h2", { id: "seeking-title" }, t("seekingTitle"))),
-    h("p", { class: "seek-what" }, h("strong", {}, t(seek.variant)), " · ", formatName(seek.target)),
+    h("p", { class: "seek-what" }, h("strong", {}, four ? t("partnershipGame") : t(seek.variant)), " · ", formatName(seek.target)),
     h("p", { id: "seek-figures", role: "status" },
       seek.waiting > 1 ? t("seekingOthers", { n: seek.waiting - 1 }) : t("seekingAlone"), " · ",
       t("online", { n: seek.online })),
     h("p", { class: "note", id: "seek-range" }, t("seekingRange", { rating: seek.rating, range: seek.range })),
     h("p", { class: "note", id: "seek-elapsed" }, t("seekingElapsed", { s: clock(waited) })),
     offer ? h("div", { class: "bot-offer", id: "bot-offer-box" },
-      h("p", {}, t("botOffer")),
-      h("button", { id: "bot-offer", onclick: () => send({ type: "create_table", variant: seek.variant, opponent: "bot",
-        bot_level: level, target: seek.target }) },
-      live.botRatings?.[level] ? t("botOfferButton", { level: t(level), n: live.botRatings[level] })
-        : t("botOfferPlain", { level: t(level) })),
+      h("p", {}, four ? t("botOffer4") : t("botOffer")),
+      h("button", { id: "bot-offer", onclick: () => send(four
+        ? createTable4({ target: seek.target, declarations: null, signals: true, opponent: "bot", level })
+        : { type: "create_table", variant: seek.variant, opponent: "bot", bot_level: level, target: seek.target }) },
+      four ? t("botOfferPlain", { level: t(`level4_${level}`) }) : live.botRatings?.[level]
+        ? t("botOfferButton", { level: t(level), n: live.botRatings[level] }) : t("botOfferPlain", { level: t(level) })),
       h("p", { class: "note" }, t("botOfferKeep"))) : null,
     h("div", { class: "row" },
       h("button", { class: "ghost", id: "cancel-seek", onclick: () => send({ type: "cancel_seek" }) }, t("cancel"))));

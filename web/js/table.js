@@ -398,7 +398,8 @@ function summaryView(table) {
     summaryTricks(table));
 }
 
-function chatView(table) {
+/** Return the table's chat: its lines and the line to type (the four-player table's too). */
+export function chatView(table) {
   const input = h("input", { maxlength: 200, id: "chat-input", placeholder: t("chat"), "aria-label": t("chat"),
     oninput: (e) => { live.draft = e.target.value; } });
   input.value = live.draft ?? "";
