@@ -182,9 +182,9 @@ def lobby_message(you_name: str) -> dict[str, Any]:
     """Return a ``lobby`` message listing a four-player table with two free seats (and one of the player's)."""
     return {"type": "lobby", "online": 5, "bot_levels": None, "partnership_levels": ["rules"], "tables": [
         {"id": "q4open", "game": "partnership", "variant": "tressette", "status": "waiting", "target": 41,
-         "opponent": "anyone", "bot_level": None, "players": ["marta", None, "bot-rules-b", None],
+         "opponent": "anyone", "bot_level": None, "players": ["marta", None, None, "bot-rules-d"],
          "options": {"declarations": True, "signals": False}},
         {"id": "q4play", "game": "partnership", "variant": "tressette", "status": "playing", "target": 21,
-         "opponent": "anyone", "bot_level": None, "players": ["ivo", "luka", "ana", "bot-rules-d"],
+         "opponent": "anyone", "bot_level": None, "players": ["ivo", "luka", "ana", "bot-rules-e"],
          "options": {"declarations": False, "signals": True}},
     ]}

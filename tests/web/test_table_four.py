@@ -40,6 +40,7 @@ DESKTOP = {"width": 1280, "height": 800}
 LANGS = ("en", "it", "hr")
 SUIT_EN = {"K": "Cups", "D": "Coins", "S": "Swords", "B": "Batons"}
 RANKS_EN = {"AS": "Aces", "2": "Twos", "3": "Threes"}
+SIGNALS_EN = {"busso": "busso (knock)", "volo": "volo (fly)", "striscio": "striscio (drag)"}
 
 # Passes every message but the test's own tables' (and new tables and seeks: the server does not know four yet).
 CAPTURE = """async () => {
@@ -140,6 +141,8 @@ def _bots_until_me(page: Page, ft: FourTable, signals_seen: list[tuple[int, str]
             signals_seen.append((seat, signal))
         for msg in ft.play(seat, card, decls, signal):
             _inject(page, _stamp(msg))
+        if signal and not ft.deal.is_over:  # said aloud: everyone at the table hears it
+            expect(page.locator("#talk-lines")).to_contain_text(f"{ft.names[seat]}: “{SIGNALS_EN[signal]}”", timeout=WAIT_MS)
 
 
 def test_a_deal_for_four_seats_declarations_signals_and_the_end(browser: Browser, site: LiveServer) -> None:
@@ -234,6 +237,9 @@ def test_a_deal_for_four_seats_declarations_signals_and_the_end(browser: Browser
         shown = page.locator(f"#dealt-{seat} .card").evaluate_all("els => els.map((e) => e.dataset.card)")
         assert shown == ft.hands[seat]
     expect(page.locator("#rematch")).to_have_text("Next deal")
+    for seat, signal in [*signals_seen, (0, "striscio")]:  # every trick's signal, with who said it
+        name = ft.names[seat]
+        expect(page.locator("#summary-trick-list")).to_contain_text(f"{name}: “{SIGNALS_EN[signal]}”")
     _shots(page, "end")
 
 

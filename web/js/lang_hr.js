@@ -281,6 +281,7 @@ export default {
       + "gleda pregled ili analizu. Kad je jedan igrač spreman, drugi ima 2 minute, inače gubi partiju.",
     aborted: "Igra izgubljena predajom prije nego što su oba igrača odigrala kartu ne računa se za rejting i ne broji "
       + "se na ljestvici.",
+    twoTitle: "Trešeta i kifameno za dvoje",
     fourTitle: "Trešeta u četvero: dvojica protiv dvojice",
     fourSeats: "Četiri igrača u dva para: suigrači sjede jedan nasuprot drugome. Dijele se sve 40 karata, svakome 10, bez špila. Igra ide suprotno od kazaljke na satu, igraču s tvoje desne strane; svatko mora odgovoriti na boju ako može, a štih uzima najjača karta boje koja je prva bačena. Tko igra prvi, izvlači se u prvoj igri stola, a zatim svaku igru prelazi na sljedećeg igrača.",
     fourPoints: "Punti karata kao u igri za dvoje, 11⅔ po igri s puntom za zadnji štih. Suigrači broje štihove zajedno i bele otpadaju, pa dva para u svakoj igri dijele 11 punata.",

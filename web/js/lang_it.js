@@ -279,6 +279,7 @@ export default {
       + "l'altro ha 2 minuti, altrimenti perde la partita.",
     aborted: "Una smazzata persa a tavolino prima che entrambi i giocatori abbiano giocato una carta non è valutata e "
       + "non conta in classifica.",
+    twoTitle: "Tressette e Ciapanò a due",
     fourTitle: "Tressette a quattro: due contro due",
     fourSeats: "Quattro giocatori in due coppie: i compagni siedono uno di fronte all'altro. Si danno tutte le 40 carte, 10 a testa, senza mazzo. Si gioca in senso antiorario, verso il giocatore alla tua destra; tutti devono rispondere al seme se possono, e la presa la fa la carta più alta del seme uscito. Chi esce per primo si sorteggia alla prima smazzata del tavolo, poi tocca al giocatore successivo a ogni smazzata.",
     fourPoints: "Punti delle carte come nel gioco a due, 11 e 2/3 a smazzata con il punto dell'ultima presa. I compagni contano insieme le prese e lasciano cadere i terzi, così le due coppie si dividono 11 punti a smazzata.",

@@ -29,7 +29,7 @@ export function partnershipPlay(toggle) {
   const pick = live.pick4;
   const decl = declarationsFor(pick.declarations, pick.target);
   const served = live.partnershipLevels;
-  const levelButtons = levels4().map((level) => h("button", { class: "quick-play ghost", "data-quick4": level,
+  const levelButtons = levels4().map((level) => h("button", { class: "quick-play", "data-quick4": level,
     disabled: Array.isArray(served) && !served.includes(level),
     onclick: () => send(createTable4({ ...pick, opponent: "bot", level })) }, t(`level4_${level}`)));
   return [

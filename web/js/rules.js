@@ -42,6 +42,7 @@ const TEXT = {
       + "or the analysis. Once one player is ready, the other has 2 minutes, or loses the match.",
     aborted: "A game lost by a forfeit before both players had played a card is not rated and does not count on the "
       + "leaderboard.",
+    twoTitle: "Tressette and Kifameno for two",
     fourTitle: "Tressette for four: two against two",
     fourSeats: "Four players in two partnerships: partners sit across the table. All 40 cards are dealt, 10 each, with no stock. Play goes counter-clockwise, to the player on your right; everyone must follow suit if they can, and the highest card of the suit led takes the trick. The first lead is drawn for a table's first deal and passes to the next player each deal.",
     fourPoints: "Card points as in the two-player game, 11⅔ a deal with the last trick's point. Partners count their tricks together and drop the thirds, so the two partnerships share 11 points a deal.",
@@ -79,6 +80,7 @@ const TEXT = {
       + "pripravljen eden, ima drugi 2 minuti, sicer izgubi partijo.",
     aborted: "Igra, ki se konča s predajo, preden sta oba igralca odigrala karto, se ne oceni in se ne šteje na "
       + "lestvici.",
+    twoTitle: "Tressette in kifameno za dva",
     fourTitle: "Tressette v štiri: dva proti dvema",
     fourSeats: "Štirje igralci v dveh parih: soigralca sedita drug nasproti drugemu. Razdeli se vseh 40 kart, vsakemu 10, talona ni. Igra gre v nasprotni smeri urinega kazalca, k igralcu na tvoji desni; vsak mora slediti barvi, če jo ima, štih pa vzame najvišja karta barve, ki je bila izigrana prva. Kdo izigra prvi, se v prvi igri mize izžreba, nato pa se vsako igro pomakne k naslednjemu igralcu.",
     fourPoints: "Točke kart kot v igri za dva, 11⅔ na igro s točko zadnjega štiha. Soigralca štejeta štihe skupaj in tretjine odpadejo, zato si para v vsaki igri razdelita 11 točk.",
@@ -99,6 +101,7 @@ export function rulesContent(variant = null) {
     h("p", {}, x.fourMatch));
   return h("div", { class: "rules-text" },
     variant === "partnership" ? four : null,
+    variant === "partnership" ? h("h3", { class: "rules-two" }, x.twoTitle) : null,
     h("p", {}, x.cards),
     h("p", {}, x.strength),
     h("div", { class: "hand rules-order" }, ORDER.map((rank) => cardEl(`D ${rank}`, { small: true }))),

@@ -114,7 +114,7 @@ function handsView(table) {
   const order = PLACE_ORDER.map((place) => SEATS4.find((s) => placeOf(s, table.you) === place));
   return h("div", { class: "hands4", id: "all-hands" }, order.map((seat) => h("div", { class: `dealt team-${teamOf(seat)}`,
     id: `dealt-${seat}`, "data-seat": seat },
-  h("p", { class: "dealt-name" }, teamChip(teamOf(seat)), " ", h("strong", {}, seat === table.you ? t("yourHandDealt") : t("handOf", { name: nameOf(table, seat) })),
+  h("p", { class: "dealt-name" }, teamChip(teamOf(seat)), " ", h("strong", {}, seat === table.you ? t("yourHand") : t("handOf", { name: nameOf(table, seat) })),
     said[seat]?.length ? h("span", { class: "said-inline" }, ` · ${said[seat].map(declarationWithPoints).join(", ")}`) : null),
   h("div", { class: "hand" }, (r.hands?.[seat] ?? []).map((c) => cardEl(c, { small: true }))))));
 }
@@ -146,7 +146,7 @@ export function summaryView4(table) {
     scoresTable(table),
     h("p", { class: "note" }, t("wholePointsNote")),
     h("div", { class: "row summary-actions", id: "summary-actions" }, rematchButton(table),
-      table.game_id && table.you !== null ? h("a", { id: "replay-link", href: `#/replay/${table.game_id}` }, t("replayLink")) : null,
+      table.game_id && table.you !== null ? h("a", { id: "replay-link", href: `#/replay/${table.game_id}` }, t("replay")) : null,
       h("a", { id: "back-lobby", href: "#/lobby" }, t("backToLobby"))),
     h("h3", {}, t("allHands")),
     handsView(table),
