@@ -92,6 +92,7 @@ class FourTable:
 
     you_name: str
     deal: PartnershipDeal
+    you: int | None = 0  # None: a spectator (the names are then the four players', ``you_name`` at seat 0)
     match: PartnershipMatch = field(default_factory=lambda: PartnershipMatch(TARGET, 0, (12, 9), 2))
     moves: list[dict[str, Any]] = field(default_factory=list)  # the record's moves (for the replay)
     hands: list[list[str]] = field(default_factory=list)
@@ -106,7 +107,7 @@ class FourTable:
 
     def message(self, event: dict[str, Any], *, status: str = "playing") -> dict[str, Any]:
         """Return the ``table`` message of the table now, with ``event``."""
-        view = view_of_partnership(self.deal, 0, self.match).to_dict()
+        view = view_of_partnership(self.deal, self.you, self.match).to_dict()
         result = None
         match = {"target": TARGET, "scores": list(self.match.scores), "deal": self.match.deals + 1, "end": None,
                  "next_deal_at": None}
@@ -125,7 +126,7 @@ class FourTable:
             "id": TABLE_ID, "game": "partnership", "variant": "tressette", "status": status, "opponent": "bot",
             "target": TARGET, "options": self.deal.options.to_dict(),
             "players": [_player(self.you_name, bot=False), *(_player(b, bot=True) for b in BOTS)],
-            "you": 0, "partner": 2, "game_id": 4242, "deal_number": self.match.deals + 1, "view": view,
+            "you": self.you, "partner": None if self.you is None else (self.you + 2) % 4, "game_id": 4242, "deal_number": self.match.deals + 1, "view": view,
             "turn_deadline": None if status != "playing" else DEADLINE_MS, "result": result,
             "rematch": [False, True, True, True] if result else [False] * 4, "invite": None, "notice": None,
             "match": match,

@@ -299,6 +299,30 @@ def test_the_lobby_offers_tables_for_four(browser: Browser, site: LiveServer) ->
     page.screenshot(path=str(SHOTS / "four-rules-desktop-en.png"), animations="disabled")
 
 
+def test_a_spectator_sees_the_trick_at_each_side_and_a_bot_in_a_leavers_seat(browser: Browser, site: LiveServer) -> None:
+    """Someone watching sees seat 0 at the bottom, no hand to play, the cards of the trick at their players' sides,
+    and the bot that took the seat of a player who left, named as such."""
+    page, _ = _open(browser, site.url)
+    ft = FourTable("ana", seeded_deal(), you=None)
+    for _ in range(3):
+        seat, card, decls, signal = ft.bot_move()
+        ft.play(seat, card, decls, signal)
+    msg = ft.message({"kind": "bot_took_seat", "seat": 1, "replaced": "luka", "cause": "left"})
+    msg["table"]["players"][1]["replaced"] = "luka"
+    _inject(page, _stamp(msg))
+    page.evaluate(f"location.hash = '#/table/{TABLE_ID}'")
+    expect(page.locator("#seat-bottom")).to_have_attribute("data-seat", "0")
+    expect(page.locator("#seat-bottom")).to_contain_text("ana")
+    expect(page.locator("#seat-right")).to_contain_text("in place of luka")
+    expect(page.locator("#my-hand")).to_have_count(0)
+    expect(page.locator("#choices")).to_have_count(0)
+    for seat, card in enumerate(ft.deal.table):  # seat 0 led: card i is seat i's
+        expect(page.locator(f"#trick .slot[data-seat='{seat}'] .card")).to_have_attribute("data-card", card_name(card))
+    expect(page.locator("#trick .slot[data-seat='3'] .card")).to_have_count(0)
+    expect(page.locator("#turn")).to_contain_text("bot-rules-c's turn")
+    _shots(page, "watch")
+
+
 def _played_out(me: str) -> FourTable:
     """Return a deal played to its end by the fixture's players (seat 0 as the page's test plays it)."""
     ft = FourTable(me, seeded_deal())

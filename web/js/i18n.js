@@ -168,6 +168,7 @@ const STRINGS = {
     matchLeadYou: "you lead", matchLeadNamed: "{name} leads", matchLevel: "level", matchLeadFewer: "fewer points",
     playTitle: "Play", seekButton: "Find a person: {game} · {format}",
     // issue 46: the table for four (table4.js, summary4.js, lobby4.js, replay4.js, four.js)
+    replacedFor: "in place of {name}",
     partnershipGame: "Tressette for four",
     goal_partnership: "two against two: the side with more points wins",
     team_0: "Blue",
@@ -400,6 +401,7 @@ const STRINGS = {
     matchLeadYou: "vodiš", matchLeadNamed: "vodi {name}", matchLevel: "izenačeno", matchLeadFewer: "manj točk",
     playTitle: "Igraj", seekButton: "Poišči človeka: {game} · {format}",
     // issue 46: the table for four (table4.js, summary4.js, lobby4.js, replay4.js, four.js)
+    replacedFor: "namesto igralca {name}",
     partnershipGame: "Tressette v štiri",
     goal_partnership: "dva proti dvema: zmaga par z več točkami",
     team_0: "Modri",

@@ -177,6 +177,7 @@ export default {
     matchLeadYou: "vodiš", matchLeadNamed: "vodi {name}", matchLevel: "izjednačeno", matchLeadFewer: "manje punata",
     playTitle: "Igraj", seekButton: "Nađi protivnika: {game} · {format}",
     // issue 46: the table for four (table4.js, summary4.js, lobby4.js, replay4.js, four.js)
+    replacedFor: "umjesto igrača {name}",
     partnershipGame: "Trešeta u četvero",
     goal_partnership: "dvojica protiv dvojice: pobjeđuje par s više punata",
     team_0: "Plavi",

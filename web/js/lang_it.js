@@ -174,6 +174,7 @@ export default {
     matchLeadYou: "sei in vantaggio", matchLeadNamed: "{name} è in vantaggio", matchLevel: "in parità",
     matchLeadFewer: "meno punti", playTitle: "Gioca", seekButton: "Trova un avversario: {game} · {format}",
     // issue 46: the table for four (table4.js, summary4.js, lobby4.js, replay4.js, four.js)
+    replacedFor: "al posto di {name}",
     partnershipGame: "Tressette a quattro",
     goal_partnership: "due contro due: vince la coppia con più punti",
     team_0: "Blu",

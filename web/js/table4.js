@@ -51,7 +51,8 @@ function applyEvent(table, ev, prev, q, onShown) {
   const v = table.view;
   if ((ev.kind === "play" || ev.kind === "trick") && (ev.declarations?.length || ev.signal)) {
     // What is said with a card is said aloud: a screen reader hears it as the table would.
-    const seat = ev.seat ?? null;
+    // A trick's last card is its leader's third follower's (a `trick` event names the trick, not always the seat).
+    const seat = ev.seat ?? (ev.trick ? (ev.trick.leader + 3) % 4 : null);
     const words = [...(ev.declarations ?? []).map(declarationWithPoints), ev.signal ? signalText(ev.signal) : null].filter(Boolean);
     if (seat !== null && words.length) announce(saidLine(seat === table.you ? t("you") : nameOf(table, seat), words.join(", ")));
   }
@@ -204,7 +205,8 @@ function seatBox(table, v, seat) {
   h("div", { class: "seat-head" },
     h("span", { class: "seat-name", id: `seat-name-${seat}` }, toMove ? h("span", { class: "arrow", "aria-hidden": "true" }, "▸ ") : null,
       you ? t("you") : nameOf(table, seat)),
-    role ? h("span", { class: "role" }, role) : null),
+    role ? h("span", { class: "role" }, role) : null,
+    table.players[seat]?.replaced ? h("span", { class: "role replaced" }, t("replacedFor", { name: table.players[seat].replaced })) : null),
   you ? null : h("div", { class: "seat-cards", title: plural("cardsLeft", count) },
     count ? cardEl(null, { small: true }) : null, h("span", { class: "count" }, plural("cardsLeft", count))),
   said.length ? h("div", { class: "bubble decl", id: `said-${seat}` }, said.map(declarationWithPoints).join(", ")) : null,
