@@ -242,6 +242,15 @@ def test_a_deal_for_four_seats_declarations_signals_and_the_end(browser: Browser
         expect(page.locator("#summary-trick-list")).to_contain_text(f"{name}: “{SIGNALS_EN[signal]}”")
     _shots(page, "end")
 
+    # The match's end: per partnership, then a new match to ask for.
+    final = ft.message({"kind": "end"})
+    final["table"]["match"].update({"scores": [33, 20], "end": {"winner": 0, "reason": "finished"}})
+    _inject(page, final)
+    expect(page.locator("#match-end")).to_have_text("Your side won the match 33 : 20")
+    expect(page.locator("#rematch")).to_have_text("New match")
+    page.click("#rematch")
+    assert _sent(page, "rematch") == [{"type": "rematch", "table_id": TABLE_ID}]
+
 
 def test_the_lobby_offers_tables_for_four(browser: Browser, site: LiveServer) -> None:
     """The play panel and the new-table form create tables for four; the list shows four seats to join; the
