@@ -182,6 +182,13 @@ def test_a_deal_for_four_seats_declarations_signals_and_the_end(browser: Browser
     sent = _sent(page, "play")
     wanted = [{k: v for k, v in d.to_dict().items() if k != "points"} for d in declarable]
     assert sent == [{"type": "play", "table_id": TABLE_ID, "card": card, "declarations": wanted}]
+    expect(page.locator("#my-hand .card.legal")).to_have_count(0)  # one card on its way: no second
+    # A refusal (docs/protocol-four.md: illegal_card, reason bad_declaration) is said in the page's words, and
+    # the hand takes a card again.
+    _inject(page, {"type": "error", "code": "illegal_card", "params": {"reason": "bad_declaration"}})
+    expect(page.locator("#toast")).to_have_text(
+        "That declaration is not true of your hand, or not allowed now: nothing was played.")
+    expect(page.locator("#my-hand .card.legal")).not_to_have_count(0)
     for msg in ft.play(0, card, sent[0]["declarations"], None):  # the rules refuse a false declaration
         _inject(page, _stamp(msg))
     expect(page.locator("#said-0")).to_contain_text(_english(wanted[0]))

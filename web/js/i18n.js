@@ -169,6 +169,9 @@ const STRINGS = {
     playTitle: "Play", seekButton: "Find a person: {game} · {format}",
     // issue 46: the table for four (table4.js, summary4.js, lobby4.js, replay4.js, four.js)
     replacedFor: "in place of {name}",
+    err_bad_declaration: "That declaration is not true of your hand, or not allowed now: nothing was played.",
+    err_bad_signal: "That signal is not true with that card, or not allowed now: nothing was played.",
+    err_seat_taken: "That seat has just been taken: choose another one.",
     partnershipGame: "Tressette for four",
     goal_partnership: "two against two: the side with more points wins",
     team_0: "Blue",
@@ -402,6 +405,9 @@ const STRINGS = {
     playTitle: "Igraj", seekButton: "Poišči človeka: {game} · {format}",
     // issue 46: the table for four (table4.js, summary4.js, lobby4.js, replay4.js, four.js)
     replacedFor: "namesto igralca {name}",
+    err_bad_declaration: "Ta prijava ne drži za tvoje karte ali zdaj ni dovoljena: nič ni bilo odigrano.",
+    err_bad_signal: "Ta znak s to karto ne drži ali zdaj ni dovoljen: nič ni bilo odigrano.",
+    err_seat_taken: "To mesto je pravkar nekdo zasedel: izberi drugo.",
     partnershipGame: "Tressette v štiri",
     goal_partnership: "dva proti dvema: zmaga par z več točkami",
     team_0: "Modri",

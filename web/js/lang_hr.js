@@ -178,6 +178,9 @@ export default {
     playTitle: "Igraj", seekButton: "Nađi protivnika: {game} · {format}",
     // issue 46: the table for four (table4.js, summary4.js, lobby4.js, replay4.js, four.js)
     replacedFor: "umjesto igrača {name}",
+    err_bad_declaration: "Ta akuža ne odgovara tvojim kartama ili sada nije dopuštena: ništa nije odigrano.",
+    err_bad_signal: "Taj znak s tom kartom nije istina ili sada nije dopušten: ništa nije odigrano.",
+    err_seat_taken: "To mjesto je upravo netko zauzeo: odaberi drugo.",
     partnershipGame: "Trešeta u četvero",
     goal_partnership: "dvojica protiv dvojice: pobjeđuje par s više punata",
     team_0: "Plavi",

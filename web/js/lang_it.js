@@ -175,6 +175,9 @@ export default {
     matchLeadFewer: "meno punti", playTitle: "Gioca", seekButton: "Trova un avversario: {game} · {format}",
     // issue 46: the table for four (table4.js, summary4.js, lobby4.js, replay4.js, four.js)
     replacedFor: "al posto di {name}",
+    err_bad_declaration: "Questo accuso non corrisponde alle tue carte o ora non è ammesso: non è stata giocata nessuna carta.",
+    err_bad_signal: "Questo segnale non è vero con questa carta o ora non è ammesso: non è stata giocata nessuna carta.",
+    err_seat_taken: "Quel posto è appena stato preso: scegline un altro.",
     partnershipGame: "Tressette a quattro",
     goal_partnership: "due contro due: vince la coppia con più punti",
     team_0: "Blu",
