@@ -335,6 +335,7 @@ def test_a_spectator_sees_the_trick_at_each_side_and_a_bot_in_a_leavers_seat(bro
     for i, played in enumerate(ft.deal.table):  # seat 0 led: card i is seat i's
         expect(page.locator(f"#trick .slot[data-seat='{i}'] .card")).to_have_attribute("data-card", card_name(played))
     expect(page.locator("#trick .slot[data-seat='3'] .card")).to_have_count(0)
+    expect(page.locator("#trick .slot.led")).to_have_attribute("data-seat", "0")  # the card led, ringed
     expect(page.locator("#turn")).to_contain_text("bot-rules-c's turn")
     _shots(page, "watch")
 

@@ -74,7 +74,8 @@ export function drawStep4(r, k, me) {
   const cross = h("div", { class: "cross", id: "replay-table" }, SEATS4.map((s) => {
     const node = slots[s] ? cardEl(slots[s]) : null;
     if (node && pos.taken && s === pos.taken.winner) node.classList.add("winner");
-    return h("div", { class: `slot slot-${placeOf(s, bottom)}`, "data-seat": s }, node);
+    const leader = pos.taken ? pos.taken.leader : pos.table[0]?.seat;
+    return h("div", { class: `slot slot-${placeOf(s, bottom)}${node && s === leader ? " led" : ""}`, "data-seat": s }, node);
   }));
   const declaredPts = (team) => pos.declared.reduce((sum, ds, s) => sum + (teamOf(s) === team
     ? ds.reduce((x, d) => x + (d.points ?? (d.kind === "four" ? 4 : 3)), 0) : 0), 0);

@@ -222,7 +222,9 @@ function board(table, v, hold) {
     const card = at[seat];
     const node = card ? cardEl(card) : null;
     if (node && hold && seat === hold.trick.winner) node.classList.add("winner");
-    return h("div", { class: `slot slot-${place}`, id: `slot-${place}`, "data-seat": seat }, node);
+    // The card led is ringed: it names the suit the others must follow.
+    const led = card && seat === v.leader;
+    return h("div", { class: `slot slot-${place}${led ? " led" : ""}`, id: `slot-${place}`, "data-seat": seat }, node);
   });
   return h("div", { class: `board4${hold ? " held" : ""}`, id: "board4" },
     SEATS4.map((seat) => seatBox(table, v, seat)),
