@@ -49,11 +49,13 @@ function nameOf(table, seat) {
 
 function applyEvent(table, ev, prev, q, onShown) {
   const v = table.view;
-  if ((ev.kind === "play" || ev.kind === "trick") && (ev.declarations?.length || ev.signal)) {
+  if ((ev.kind === "play" && ev.signal) || ((ev.kind === "play" || ev.kind === "trick") && ev.declarations?.length)) {
     // What is said with a card is said aloud: a screen reader hears it as the table would.
     // A trick's last card is its leader's third follower's (a `trick` event names the trick, not always the seat).
     const seat = ev.seat ?? (ev.trick ? (ev.trick.leader + 3) % 4 : null);
-    const words = [...(ev.declarations ?? []).map(declarationWithPoints), ev.signal ? signalText(ev.signal) : null].filter(Boolean);
+    // A signal goes with a lead, never with a trick's last card: a `trick` event's signal is the lead's, heard then.
+    const signal = ev.kind === "play" && ev.signal ? signalText(ev.signal) : null;
+    const words = [...(ev.declarations ?? []).map(declarationWithPoints), signal].filter(Boolean);
     if (seat !== null && words.length) announce(saidLine(seat === table.you ? t("you") : nameOf(table, seat), words.join(", ")));
   }
   if (ev.kind === "trick" && ev.trick && v) {
