@@ -1,4 +1,7 @@
-"""The game service's store on the database: every write goes through the move writer (group commit).
+"""The game service's store on the database: every write goes through a writer thread (group commit).
+
+The moves go through the moves' writer (the app's); a deal's start and end and a match's end through
+the deals' writer (:attr:`SqlGameStore.deals`), so that the other tables' moves never wait behind them.
 
 The players' totals and ratings are added after a deal's end is stored, in a transaction of their
 own off the writer (:meth:`SqlGameStore.settle`): a ``user_totals`` row locked elsewhere then holds
@@ -12,9 +15,11 @@ import asyncio
 import logging
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select, text
+from sqlalchemy import Table, insert, select, text
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from server.game.records import Fence, GameEnd, MatchDeal, MatchEnd, NewGame, Player, SavedGame, Started
@@ -36,12 +41,19 @@ class SqlGameStore:
         """Store through ``writer``; ``sessions`` serves the restore at start."""
         self.sessions = sessions
         self.writer = writer
+        self.deals = MoveWriter(writer.sessions, metrics=writer.metrics)
+        """The deals' writer: a deal's start and end, a match's end (each several statements) on a thread
+        of their own, so the moves of the other tables never wait behind them. A table has one write in
+        flight at a time, so its writes keep their order across the two threads. (A thousand deals ending
+        together held every move up for seconds behind their ends, issue #42.)"""
         self.settler = MoveWriter(writer.sessions)
-        """A second writer, for totals only: deals ending together are settled in one transaction, and a
+        """A third writer, for totals only: deals ending together are settled in one transaction, and a
         totals row held locked elsewhere holds up this thread, never the moves' writer."""
 
     def stop(self) -> None:
-        """Settle what is queued, then stop the settler's thread (the writer is the caller's)."""
+        """Commit the deals' queued writes and settle what is queued, then stop those threads (the moves'
+        writer is the caller's)."""
+        self.deals.stop()
         self.settler.stop()
 
     async def bot_account(self, username: str) -> Player:
@@ -79,7 +91,7 @@ class SqlGameStore:
                 match_id=match_id, match_deal=match.deal if match else None,
                 match_before0=match.before[0] if match else None, match_before1=match.before[1] if match else None))
             return Started(int(row.id), token, match_id)
-        return await self.writer.run(work, fence=fence if fence[1] else None)
+        return await self.deals.run(work, fence=fence if fence[1] else None)
 
     async def record_move(self, move: dict[str, Any], end: GameEnd | None, *, fence: Fence) -> None:
         """Insert one move (and the deal's end) in the writer's next group."""
@@ -88,19 +100,17 @@ class SqlGameStore:
             return
 
         def work(session: Session) -> None:
-            repos.add_move(session=session, move=Move(**move))
-            if end is not None:
-                session.flush()  # the end counts the stored moves, this one included
-                _finish(session, end)
-        await self.writer.run(work, fence=fence)
+            session.execute(insert(cast(Table, Move.__table__)), [move])  # counted by the end: stored first
+            _finish(session, end)
+        await self.deals.run(work, fence=fence)
 
     async def end_game(self, end: GameEnd, *, fence: Fence) -> None:
         """Record a forfeit."""
-        await self.writer.run(lambda session: _finish(session, end), fence=fence)
+        await self.deals.run(lambda session: _finish(session, end), fence=fence)
 
     async def end_match(self, end: MatchEnd, *, fence: Fence) -> None:
         """Record a match forfeited between deals."""
-        await self.writer.run(lambda session: _finish_match(session, end), fence=fence)
+        await self.deals.run(lambda session: _finish_match(session, end), fence=fence)
 
     async def settle(self, game_id: int) -> bool:
         """Add an ended deal to its players' totals and ratings; False if a lock held it up past the wait."""
@@ -190,8 +200,11 @@ def _finish(session: Session, end: GameEnd) -> None:
                       reason=end.reason, moves=end.moves)
     if end.match is not None:
         _finish_match(session, end.match)
-    if end.analyse and session.get(Analysis, end.game_id) is None:
-        session.add(Analysis(game_id=end.game_id, status="queued", attempts=0, requested_at=datetime.now(UTC)))
+    if end.analyse:  # queued once (one statement: no look first)
+        upsert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+        session.execute(upsert(Analysis).values(game_id=end.game_id, status="queued", attempts=0,
+                                                requested_at=datetime.now(UTC))
+                        .on_conflict_do_nothing(index_elements=[Analysis.game_id]))
 
 
 def _finish_match(session: Session, end: MatchEnd) -> None:
