@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
+from server.protocol_four import CreatePartnershipTable, PartnershipBotTurn, SeatBot
 from tressette import MATCH_TARGETS, VariantName
 
 MAX_DB_INT = 2**31 - 1
@@ -13,7 +14,7 @@ MAX_DB_INT = 2**31 - 1
 ERROR_CODES = frozenset({
     "bad_json", "bad_message", "too_large", "rate_limited", "no_table", "not_seated", "table_full", "bad_invite",
     "no_bot", "not_your_turn", "illegal_card", "game_over", "internal", "too_many_tables", "auth_failed",
-    "table_unavailable", "unavailable", "not_seeking",
+    "table_unavailable", "unavailable", "not_seeking", "seat_taken",
 })
 """Every ``error.code`` the server sends (docs/protocol.md, "Errors")."""
 
@@ -43,6 +44,8 @@ class CreateTable(_Msg):
     """Open a table and sit at seat 0."""
 
     type: Literal["create_table"]
+    game: Literal["duel"] = "duel"
+    """The two-player game; ``"partnership"`` is read as ``protocol_four.CreatePartnershipTable``."""
     variant: VariantName = "tressette"
     opponent: Literal["anyone", "bot", "invite"] = "anyone"
     bot_level: str | None = None
@@ -75,6 +78,8 @@ class JoinTable(_Msg):
     type: Literal["join_table"]
     table_id: str = Field(max_length=32)
     invite: str | None = Field(default=None, max_length=64)
+    seat: int | None = Field(default=None, ge=0, le=3, strict=True)
+    """At a four-player table: the seat to take (default the first free one)."""
 
 
 class WatchTable(_Msg):
@@ -107,6 +112,10 @@ class Play(_Msg):
     table_id: str = Field(max_length=32)
     card: str = Field(max_length=16)
     turn: int | None = Field(default=None, ge=0, le=MAX_DB_INT)
+    declarations: list[dict[str, Any]] | None = Field(default=None, max_length=8)
+    """At a four-player table: what is declared with the card (the rules' JSON, docs/protocol-four.md)."""
+    signal: Literal["busso", "volo", "striscio"] | None = None
+    """At a four-player table: the signal given with a card that leads a trick."""
 
 
 class Rematch(_Msg):
@@ -151,10 +160,12 @@ class BotHello(_Msg):
     level_info: list[LevelInfo] = Field(default_factory=list, max_length=16)
     capacity: int = Field(ge=0, le=1000)
     analysis: int = Field(default=0, ge=0, le=64)
+    partnership_levels: list[LevelInfo] = Field(default_factory=list, max_length=16)
+    """The four-player levels the bot plays (docs/protocol-four.md, "Bots"); none: no four-player turns."""
 
     @model_validator(mode="after")
     def _serves_something(self) -> BotHello:
-        if self.analysis == 0 and (self.capacity == 0 or not self.levels):
+        if self.analysis == 0 and (self.capacity == 0 or not (self.levels or self.partnership_levels)):
             raise ValueError("a bot plays (levels and capacity >= 1) or analyses (analysis >= 1)")
         return self
 
@@ -178,12 +189,14 @@ class AnalysisReport(_Msg):
 
 ClientMessage = Annotated[
     CreateTable | JoinTable | WatchTable | OpenTable | LeaveTable | Play | Rematch | Chat | Ping | BotHello | AnalysisReport
-    | Seek | CancelSeek,
+    | Seek | CancelSeek | SeatBot,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+CREATE_PARTNERSHIP: TypeAdapter[CreatePartnershipTable] = TypeAdapter(CreatePartnershipTable)
+"""A ``create_table`` whose ``game`` is ``"partnership"`` is read with this shape instead (docs/protocol-four.md)."""
 CLIENT_TYPES = {"create_table", "join_table", "watch_table", "open_table", "leave_table", "play", "rematch", "chat", "ping",
-                "bot_hello", "analysis", "seek", "cancel_seek"}
+                "bot_hello", "analysis", "seek", "cancel_seek", "seat_bot"}
 
 
 # ----- server -> client ------------------------------------------------------------------
@@ -328,7 +341,7 @@ class Analyse(_Msg):
 
 
 ServerMessage = (Welcome | Lobby | TableMessage | SeatMoved | Left | ChatLine | ErrorMessage | Pong | BotTurn | Analyse
-                 | Seeking | SeekEnded)
+                 | Seeking | SeekEnded | PartnershipBotTurn)
 
 
 def out(msg: ServerMessage) -> dict[str, Any]:

@@ -24,12 +24,20 @@ class BotPool:
     announced: dict[str, int | None] = field(default_factory=dict)
     """The levels bots have announced in ``bot_hello`` (kept after they leave), with per-move times."""
     ratings: dict[str, int] = field(default_factory=dict)
+    partnership_announced: dict[str, int | None] = field(default_factory=dict)
+    """The four-player levels bots have announced (kept after they leave), with per-move times."""
     turns: dict[str, tuple[int, Connection | None]] = field(default_factory=dict)
     """Per table: the bot turn asked (its move number) and the bot thinking about it (None: waiting for one)."""
 
     def register(self, conn: Connection, *, levels: list[str], capacity: int, analysis: int,
-                 level_info: list[LevelInfo]) -> None:
-        """Take ``conn`` in as a bot for ``levels`` (those allowed), ``capacity`` tables at once."""
+                 level_info: list[LevelInfo], partnership: list[LevelInfo] | None = None) -> None:
+        """Take ``conn`` in as a bot for ``levels`` (those allowed), ``capacity`` tables at once.
+
+        ``partnership``: the four-player levels it plays (docs/protocol-four.md, "Bots").
+        """
+        conn.partnership_levels = [info.name for info in partnership or ()]
+        for info in partnership or ():
+            self.partnership_announced[info.name] = info.time_ms
         conn.levels = [lv for lv in levels if not self.allowed or lv in self.allowed]
         times = {info.name: info.time_ms for info in level_info}
         for lv in conn.levels:  # the bots' word on their levels (agent/levels.py) outranks the fallback
@@ -70,13 +78,26 @@ class BotPool:
         """Return True if some bot can take one more turn."""
         return any(self.load(b) < b.capacity for b in self.live())
 
-    def assign(self, table_id: str, turn: int, level: str) -> tuple[Connection | None, bool]:
-        """Give the table's turn to the least loaded bot of ``level`` with room.
+    def partnership_offered(self) -> dict[str, int | None]:
+        """Return the four-player levels a table may ask for (announced by a bot), with their per-move times."""
+        return dict(self.partnership_announced)
+
+    def serves_partnership(self, level: str) -> bool:
+        """Return True if a connected bot plays four-player seats at ``level``."""
+        return any(level in b.partnership_levels for b in self.live())
+
+    def partnership_served(self) -> list[str]:
+        """Return the four-player levels a connected bot plays, in the order announced."""
+        live = self.live()
+        return [lv for lv in self.partnership_announced if any(lv in b.partnership_levels for b in live)]
+
+    def assign(self, table_id: str, turn: int, level: str, *, four: bool = False) -> tuple[Connection | None, bool]:
+        """Give the table's turn to the least loaded bot of ``level`` with room (``four``: a four-player seat's).
 
         Return the bot (None: the turn waits) and whether any bot plays ``level`` at all.
         """
         self.turns.pop(table_id, None)  # this table's own turn does not count against a bot's capacity
-        candidates = [b for b in self.live() if level in b.levels]
+        candidates = [b for b in self.live() if level in (b.partnership_levels if four else b.levels)]
         free = [b for b in candidates if self.load(b) < b.capacity]
         bot = min(free, key=self.load) if free else None
         self.turns[table_id] = (turn, bot)

@@ -12,8 +12,8 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from server.game.anyroom import AnyRoom
 from server.game.lobby import Lobby
-from server.game.room import Room
 from server.game.rooms import Rooms, TableLost
 
 log = logging.getLogger("treset.hub")
@@ -27,7 +27,7 @@ SETTLE_EVERY_S = 10.0
 class Clock:
     """Ticks every room; sends the lobby when due; settles the totals an outage held up."""
 
-    def __init__(self, rooms: Rooms[Room], lobby: Lobby) -> None:
+    def __init__(self, rooms: Rooms[AnyRoom], lobby: Lobby) -> None:
         """Keep the time of the rooms of ``rooms``."""
         self.rooms = rooms
         self.lobby = lobby

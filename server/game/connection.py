@@ -30,6 +30,8 @@ class Connection:
     seats: set[tuple[str, int]] = field(default_factory=set)
     watching: set[str] = field(default_factory=set)
     levels: list[str] = field(default_factory=list)
+    partnership_levels: list[str] = field(default_factory=list)
+    """The four-player levels a bot plays (``bot_hello``'s ``partnership_levels``)."""
     capacity: int = 0
     analysis: int = 0
     """How many post-game analyses this bot runs at once (``bot_hello``), apart from ``capacity``."""

@@ -24,10 +24,12 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from server.game.analysis import AnalysisQueue
+from server.game.anyroom import AnyRoom, AnyTable
 from server.game.clock import Clock
 from server.game.connection import Connection
 from server.game.lobby import LOBBY_LIMIT, Lobby
 from server.game.pairing.matchmaker import Matchmaker
+from server.game.partnership.table import FourTable
 from server.game.records import GameStore, SavedGame
 from server.game.restore import Restore
 from server.game.room import Room
@@ -46,14 +48,14 @@ if TYPE_CHECKING:
 __all__ = ["LOBBY_LIMIT", "MAX_OVERSIZE", "Hub"]
 
 
-class TablesView(Mapping[str, Table]):
+class TablesView(Mapping[str, AnyTable]):
     """The tables of this process's rooms, by id (read only: rooms come and go through the lobby)."""
 
-    def __init__(self, rooms: dict[str, Room]) -> None:
+    def __init__(self, rooms: dict[str, AnyRoom]) -> None:
         """View the tables of ``rooms``."""
         self._rooms = rooms
 
-    def __getitem__(self, table_id: str) -> Table:
+    def __getitem__(self, table_id: str) -> AnyTable:
         """Return the table ``table_id``."""
         return self._rooms[table_id].table
 
@@ -86,7 +88,7 @@ class Hub:
         self.settings = settings
         self.store = store
         self.analysis = analysis
-        self.rooms: Rooms[Room] = Rooms(settings, store, analysis, Room, metrics)
+        self.rooms: Rooms[AnyRoom] = Rooms(settings, store, analysis, Room, metrics)
         self.metrics = self.rooms.metrics
         self.pool = self.rooms.pool
         self.tasks = self.rooms.tasks
@@ -122,7 +124,7 @@ class Hub:
         self.rooms.portal = portal
 
     @property
-    def tables(self) -> Mapping[str, Table]:
+    def tables(self) -> Mapping[str, Table | FourTable]:
         """This process's tables by id."""
         return self._tables
 
@@ -196,7 +198,7 @@ class Hub:
         """Rebuild every unfinished game from the database (deck order + moves); return how many."""
         return self.restorer.restore()
 
-    def restore_game(self, game: SavedGame, *, fence: int = 0) -> Table:
+    def restore_game(self, game: SavedGame, *, fence: int = 0) -> Table | FourTable:
         """Rebuild and keep the table of one stored unfinished deal (its people away, a fresh clock)."""
         return self.restorer.restore_game(game, fence=fence)
 

@@ -15,10 +15,11 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from server.game.anyroom import AnyRoom, FourRoom
 from server.game.connection import Connection
 from server.game.locks import KeyedLocks
+from server.game.partnership.lobby import FourLobby
 from server.game.replies import no_table
-from server.game.room import Room
 from server.game.rooms import Rooms
 from server.game.tables import Seat, Table
 from server.protocol import CreateTable, JoinTable, error, out
@@ -41,7 +42,7 @@ SEND_SLICE = 32
 class Lobby:
     """Where tables are opened, found and joined, and the list of them sent."""
 
-    def __init__(self, rooms: Rooms[Room]) -> None:
+    def __init__(self, rooms: Rooms[AnyRoom]) -> None:
         """Serve the lobby of ``rooms``."""
         self.rooms = rooms
         self.user_locks = KeyedLocks()
@@ -54,6 +55,8 @@ class Lobby:
         """The lobby last sent to everyone (encoded), given as it is to each newcomer until it changes."""
         self.seated: Callable[[int], Awaitable[None]] | None = None
         """Told the user id of whoever starts or joins a table (the matchmaker ends that user's seek)."""
+        self.four = FourLobby(rooms, self.held, self.over_table_limit, lambda: self.seated)
+        """Four-player tables: opened and joined within the same locks and limits."""
 
     # ----- the list ----------------------------------------------------------------------
 
@@ -184,8 +187,14 @@ class Lobby:
         player = await self.rooms.store.bot_account(f"bot-{level}" + ("-2" if second else ""))
         return Seat.bot(player.user_id, player.username)
 
-    async def join(self, room: Room, conn: Connection, msg: JoinTable) -> None:
+    async def join(self, room: AnyRoom, conn: Connection, msg: JoinTable) -> None:
         """Seat ``conn`` at the free seat of ``room`` (the invite checked, the limits kept); the deal starts."""
+        if isinstance(room, FourRoom):
+            await self.four.join(room, conn, msg)
+            return
+        if msg.seat is not None:
+            await conn.send(error("bad_message", "join_table: seat: only at a four-player table", msg.type))
+            return
         table = room.table
         if table.status == "closed":
             await conn.send(no_table(msg.table_id, msg.type))

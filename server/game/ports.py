@@ -17,6 +17,7 @@ from server.game.analysis import AnalysisQueue
 from server.game.botpool import BotPool
 from server.game.connection import Connection
 from server.game.pairing.policy import SeekQueue
+from server.game.partnership.table import FourTable
 from server.game.records import GameStore, SavedGame
 from server.game.tables import Table
 from server.protocol import BotHello, LevelInfo
@@ -70,7 +71,7 @@ class Portal(Protocol):
     async def reroute(self, conn: Connection, table_id: str, raw: str) -> bool:
         """Send a command for a table this process just lost on to its new owner; False if none is known."""
 
-    async def own(self, table: Table) -> None:
+    async def own(self, table: Table | FourTable) -> None:
         """Take the lease of a table this process just opened and list it."""
 
     def drop(self, table_id: str) -> None:
@@ -104,7 +105,7 @@ class Service(Protocol):
     online_dirty: bool
 
     @property
-    def tables(self) -> Mapping[str, Table]:
+    def tables(self) -> Mapping[str, Table | FourTable]:
         """This process's tables."""
 
     @property
@@ -124,7 +125,7 @@ class Service(Protocol):
                            level_info: list[LevelInfo]) -> None:
         """Seat the bot ``conn`` for ``levels`` from now on."""
 
-    def restore_game(self, game: SavedGame, *, fence: int = 0) -> Table:
+    def restore_game(self, game: SavedGame, *, fence: int = 0) -> Table | FourTable:
         """Rebuild and keep the table of one stored unfinished deal."""
 
     async def ask_bot(self, table_id: str) -> None:

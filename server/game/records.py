@@ -84,11 +84,14 @@ class NewGame:
     deal_number: int
     variant: str
     opponent: str
-    players: tuple[int, int]
+    players: tuple[int, ...]
+    """The seats' user ids: two, or four at a partnership deal."""
     bot_level: str | None
     first_leader: int
     deck: list[int]
     match: MatchDeal | None = None
+    options: dict[str, bool] | None = None
+    """A four-player deal's options (``{"declarations", "signals"}``); None at two-player tables."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,16 +100,33 @@ class GameEnd:
 
     game_id: int
     points: tuple[int, int]
-    winner: int
+    winner: int | None
+    """The winning seat; at a four-player deal the winning partnership (None: a drawn single deal)."""
     reason: str
     variant: str
-    players: tuple[int, int]
+    players: tuple[int, ...]
     moves: int
     """The number of moves the end was computed from: stored only if exactly these are stored."""
     analyse: bool = False
     """Queue the deal's post-game analysis, in the same write as its end."""
     match: MatchEnd | None = None
     """The deal's match after it (stored in the same write)."""
+    declared: tuple[int, int] | None = None
+    """A four-player deal: the whole points each partnership declared (``points``: its card points)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """A person who left a running four-player deal (a bot took the seat): their rated loss."""
+
+    game_id: int
+    match_id: int | None
+    seat: int
+    user_id: int
+    opponents: tuple[int, int]
+    """The opposing pair's user ids (the loss is rated against their average)."""
+    cause: str
+    """``left``, ``connection`` or ``timeout``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,12 +151,16 @@ class SavedGame:
     deal_number: int
     first_leader: int
     deck: list[int]
-    players: tuple[Player, Player]
+    players: tuple[Player, ...]
     moves: list[tuple[int, int]]
     """The cards played, in order, as ``(seat, card)``."""
     match: MatchDeal | None = None
     ended: bool = False
     """The deal was played out and its match goes on: the table waits between two deals of the match."""
+    options: dict[str, bool] | None = None
+    """A four-player deal's options; None at a two-player deal."""
+    extras: list[tuple[list[dict[str, Any]], str | None]] | None = None
+    """A four-player deal: each move's declarations (the rules' JSON) and signal, in the order of ``moves``."""
 
 
 class GameStore(Protocol):
@@ -191,6 +215,11 @@ class GameStore(Protocol):
         """Settle the ended deals not settled yet (:meth:`settle` gave up, or a process stopped); return how many."""
         ...
 
+    async def leave_partnership(self, leave: Leave, *, fence: Fence) -> None:
+        """Store that a person left a four-player deal (its match and deal rate no one else now) and rate their
+        loss against the opposing pair's average, once."""
+        ...
+
     def claim(self, table_ids: Collection[str] | None) -> tuple[dict[str, int], list[SavedGame]]:
         """Take tables over: raise their fencing tokens, then read their unfinished deals, in one transaction.
 
@@ -225,6 +254,7 @@ class MemoryStore:
     settled: list[int] = field(default_factory=list)
     ratings: dict[tuple[int, str], float] = field(default_factory=dict)
     """``(user_id, variant)`` -> rating; 1500 for the others."""
+    leaves: list[Leave] = field(default_factory=list)
     fail: int = 0
     gate: asyncio.Event | None = None
     writes: int = 0
@@ -303,6 +333,13 @@ class MemoryStore:
             raise EndRefused(f"match {end.match_id} is over already")
         self.matches[end.match_id] = end
 
+    async def leave_partnership(self, leave: Leave, *, fence: Fence) -> None:
+        """Keep the leave (once a seat and deal)."""
+        await self._write()
+        self._check(fence)
+        if all((x.game_id, x.seat) != (leave.game_id, leave.seat) for x in self.leaves):
+            self.leaves.append(leave)
+
     async def settle(self, game_id: int) -> bool:
         """Take note that ``game_id``'s totals were added."""
         self.settled.append(game_id)
@@ -333,10 +370,13 @@ class MemoryStore:
             if game_id in self.ends and not live_match:
                 continue
             players = tuple(names.get(uid, Player(uid, f"user-{uid}", "player")) for uid in g.players)
+            moves = self.moves[game_id]
             saved.append(SavedGame(game_id, g.table_id, g.variant, g.opponent, g.bot_level, g.deal_number,
-                                   g.first_leader, list(g.deck), (players[0], players[1]),
-                                   [(m["seat"], m["card"]) for m in self.moves[game_id]], g.match,
-                                   ended=game_id in self.ends))
+                                   g.first_leader, list(g.deck), players,
+                                   [(m["seat"], m["card"]) for m in moves], g.match,
+                                   ended=game_id in self.ends, options=g.options,
+                                   extras=[(m.get("declarations") or [], m.get("signal")) for m in moves]
+                                   if g.options is not None else None))
         return saved
 
     def health(self) -> dict[str, Any]:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import time
 
+from server.game.anyroom import AnyRoom, Room
 from server.game.connection import Connection
+from server.game.partnership.restore import restore_four
+from server.game.partnership.table import FourTable
 from server.game.records import SavedGame
-from server.game.room import Room
 from server.game.rooms import Rooms, deal_of
 from server.game.tables import Seat, Table
 from tressette import Match, Variant
@@ -20,7 +22,7 @@ from tressette import Match, Variant
 class Restore:
     """Brings back this process's rooms from the store, and tells their players again."""
 
-    def __init__(self, rooms: Rooms[Room]) -> None:
+    def __init__(self, rooms: Rooms[AnyRoom]) -> None:
         """Restore into ``rooms``."""
         self.rooms = rooms
 
@@ -34,11 +36,13 @@ class Restore:
         self.rooms.analysis.restore()  # queued and running analyses wait for the next analysis bot
         return count
 
-    def restore_game(self, game: SavedGame, *, fence: int = 0) -> Table:
+    def restore_game(self, game: SavedGame, *, fence: int = 0) -> Table | FourTable:
         """Rebuild and keep the table of one stored unfinished deal: its people away (their grace starts now), a fresh clock.
 
         ``fence``: the token this process took for the table (``GameStore.claim``).
         """
+        if game.options is not None:  # a four-player deal
+            return restore_four(self.rooms, game, fence=fence)
         table = Table(id=game.table_id, variant=Variant(game.variant), opponent=game.opponent,
                       bot_level=game.bot_level, deal=deal_of(game), game_id=game.game_id, deal_number=game.deal_number,
                       status="playing", next_first_leader=1 - game.first_leader, fence=fence)
@@ -51,6 +55,7 @@ class Restore:
                                  Seat(user.user_id, user.username, is_bot=False, disconnected_at=now))
         table.deadline = now + self.rooms.settings.move_timeout_s  # the time the table was away is nobody's
         room = self.rooms.add(table)
+        assert isinstance(room, Room)
         deal = table.deal
         if game.ended and table.match is not None and deal is not None and deal.is_over:
             # Between two deals of a match: the last deal closed again as it ended (its summary, the bots'

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from server.game.analysis import AnalysisQueue
 from server.game.botpool import BotPool
 from server.game.connection import Connection
+from server.game.partnership.table import FourTable
 from server.game.records import GameStore, SavedGame
 from server.game.seats import Seats
 from server.game.tables import Table
@@ -53,7 +54,10 @@ def deal_of(game: SavedGame) -> Deal:
 class RoomLike(Protocol):
     """What the registry needs of a room."""
 
-    table: Table
+    @property
+    def table(self) -> Table | FourTable:
+        """The room's table."""
+        ...
 
     async def dispatch_bot(self) -> None:
         """Give the table's bot turn to a bot with room, if a bot is to move."""
@@ -87,6 +91,11 @@ class Rooms(Generic[R]):
         room = self.by_id[table.id] = self.make(table, self)
         return room
 
+    def keep(self, room: R) -> R:
+        """Keep a room made elsewhere (a four-player table's) as one of this process's; return it."""
+        self.by_id[room.table.id] = room
+        return room
+
     def lobby_changed(self) -> None:
         """Note that the lobby changed (the clock sends at most one update every ``LOBBY_EVERY_S``)."""
         self.lobby_dirty = True
@@ -106,9 +115,10 @@ class Rooms(Generic[R]):
                 await self.by_id[table_id].dispatch_bot()
 
     async def register_bot(self, conn: Connection, *, levels: list[str], capacity: int, analysis: int,
-                           level_info: list[LevelInfo]) -> None:
+                           level_info: list[LevelInfo], partnership: list[LevelInfo] | None = None) -> None:
         """Seat the bot ``conn`` (here or, as a proxy, at another process) for ``levels`` from now on."""
-        self.pool.register(conn, levels=levels, capacity=capacity, analysis=analysis, level_info=level_info)
+        self.pool.register(conn, levels=levels, capacity=capacity, analysis=analysis, level_info=level_info,
+                           partnership=partnership)
         await self.analysis.hello(conn)
         await self.dispatch_waiting()
         self.lobby_changed()  # the lobby lists the bot levels served

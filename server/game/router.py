@@ -15,16 +15,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from server.game.anyroom import AnyRoom
 from server.game.connection import Connection
 from server.game.limits import TokenBucket
 from server.game.lobby import Lobby
 from server.game.replies import no_table, not_seated
-from server.game.room import Room
 from server.game.rooms import Rooms, TableLost
 from server.logs import TABLE_ID
 from server.protocol import (
     CLIENT_MESSAGE,
     CLIENT_TYPES,
+    CREATE_PARTNERSHIP,
     AnalysisReport,
     BotHello,
     Chat,
@@ -41,30 +42,44 @@ from server.protocol import (
     out,
     table_unavailable,
 )
+from server.protocol_four import CreatePartnershipTable, SeatBot
 
 log = logging.getLogger("treset.hub")
 
 MAX_OVERSIZE = 3
-TABLE_COMMANDS = (JoinTable, WatchTable, OpenTable, LeaveTable, Play, Rematch)
+TABLE_COMMANDS = (JoinTable, WatchTable, OpenTable, LeaveTable, Play, Rematch, SeatBot)
 """The commands that change a table: one at a time per table (the room's lock)."""
 
-RoomHandler = Callable[[Room, Connection, Any], Awaitable[None]]
+RoomHandler = Callable[[AnyRoom, Connection, Any], Awaitable[None]]
 Handler = Callable[[Connection, Any], Awaitable[None]]
+
+
+def _method(name: str) -> RoomHandler:
+    """Return a handler calling the room's method ``name`` (a two-player or four-player room's own)."""
+    async def call(room: AnyRoom, conn: Connection, msg: Any) -> None:
+        handler = getattr(room, name, None)
+        if handler is None:
+            await conn.send(error("bad_message", f"{msg.type}: only at a four-player table", msg.type))
+            return
+        await handler(conn, msg)
+    return call
 
 
 class Router:
     """Takes each parsed message to its handler or room (or, through the portal, to the table's process)."""
 
-    def __init__(self, rooms: Rooms[Room], lobby: Lobby) -> None:
+    def __init__(self, rooms: Rooms[AnyRoom], lobby: Lobby) -> None:
         """Route to the rooms of ``rooms`` and to ``lobby``."""
         self.rooms = rooms
         self.settings = rooms.settings
         self.here: dict[type, Handler] = {CreateTable: lobby.create, Ping: self._ping, BotHello: self._bot_hello,
-                                          AnalysisReport: self._analysis_report}
+                                          AnalysisReport: self._analysis_report,
+                                          CreatePartnershipTable: lobby.four.create}
         """The commands that concern no table."""
         self.at_room: dict[type, RoomHandler] = {
-            JoinTable: lobby.join, WatchTable: Room.on_open, OpenTable: Room.on_open, LeaveTable: Room.on_leave,
-            Play: Room.on_play, Rematch: Room.on_rematch}
+            JoinTable: lobby.join, WatchTable: _method("on_open"), OpenTable: _method("on_open"),
+            LeaveTable: _method("on_leave"), Play: _method("on_play"), Rematch: _method("on_rematch"),
+            SeatBot: _method("on_seat_bot")}
         """The commands that change a table, taken under its lock (:data:`TABLE_COMMANDS`)."""
 
     async def handle(self, conn: Connection, raw: str) -> None:
@@ -103,7 +118,10 @@ class Router:
             return
         msg: Any  # one of the client messages; a table's command has a ``table_id``
         try:
-            msg = CLIENT_MESSAGE.validate_python(data)
+            if kind == "create_table" and data.get("game") == "partnership":  # the four-player shape
+                msg = CREATE_PARTNERSHIP.validate_python(data)
+            else:
+                msg = CLIENT_MESSAGE.validate_python(data)
         except ValidationError as exc:
             first = exc.errors(include_url=False, include_input=False)[0]
             where = ".".join(str(p) for p in first["loc"][1:])[:80] or "message"
@@ -168,7 +186,7 @@ class Router:
             await conn.send(error("bad_message", "only bot accounts may say bot_hello", msg.type))
             return
         await self.rooms.register_bot(conn, levels=msg.levels, capacity=msg.capacity, analysis=msg.analysis,
-                                      level_info=msg.level_info)
+                                      level_info=msg.level_info, partnership=msg.partnership_levels)
         if self.rooms.portal and conn.node is None:
             await self.rooms.portal.bot_hello(conn, msg)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from server.game.connection import Connection
+from server.game.partnership.table import FourTable
 from server.game.tables import Table
 
 
@@ -42,7 +43,7 @@ class Seats:
             self.online_dirty = True
         self.conns.discard(conn)
 
-    def attach(self, conn: Connection, table: Table, seat: int) -> None:
+    def attach(self, conn: Connection, table: Table | FourTable, seat: int) -> None:
         """Give ``seat`` of ``table`` to ``conn`` (from now on only it hears the seat's view)."""
         self.seat_conn[(table.id, seat)] = conn
         conn.seats.add((table.id, seat))
@@ -58,13 +59,13 @@ class Seats:
             conn.seats.discard((table_id, seat))
         return conn
 
-    def watch(self, conn: Connection, table: Table) -> None:
+    def watch(self, conn: Connection, table: Table | FourTable) -> None:
         """Let ``conn`` watch ``table``."""
         self.watchers.setdefault(table.id, set()).add(conn)
         conn.watching.add(table.id)
         table.spectators = len(self.watchers[table.id])
 
-    def unwatch(self, conn: Connection, table_id: str, table: Table | None) -> None:
+    def unwatch(self, conn: Connection, table_id: str, table: Table | FourTable | None) -> None:
         """Stop ``conn`` watching ``table_id`` (``table``: the table, if still here, counts its spectators)."""
         conn.watching.discard(table_id)
         self.watchers.get(table_id, set()).discard(conn)
@@ -78,7 +79,7 @@ class Seats:
 
     def forget(self, table_id: str) -> list[Connection]:
         """Unseat and unwatch everyone at ``table_id``; return who was there (players first)."""
-        there = [conn for seat in (0, 1) if (conn := self.detach(table_id, seat)) is not None]
+        there = [conn for seat in range(4) if (conn := self.detach(table_id, seat)) is not None]
         for conn in self.watchers.pop(table_id, set()):
             conn.watching.discard(table_id)
             there.append(conn)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 import time
 
+from server.game.anyroom import AnyRoom
 from server.game.connection import Connection
 from server.game.lobby import Lobby
-from server.game.room import Room
 from server.game.rooms import Rooms
 from server.protocol import SeatOut, UserOut, Welcome, out
 
@@ -23,7 +23,7 @@ log = logging.getLogger("treset.hub")
 class Sessions:
     """Sockets coming and going, and what changes for all of a user's sockets at once."""
 
-    def __init__(self, rooms: Rooms[Room], lobby: Lobby) -> None:
+    def __init__(self, rooms: Rooms[AnyRoom], lobby: Lobby) -> None:
         """Connect sockets to the rooms of ``rooms``, greeting them with ``lobby``."""
         self.rooms = rooms
         self.seats = rooms.seats
@@ -39,7 +39,7 @@ class Sessions:
         self.seats.came(conn)
         if portal:
             portal.connected(conn)
-        mine: list[tuple[Room, int, bool]] = []
+        mine: list[tuple[AnyRoom, int, bool]] = []
         for room in list(self.rooms.by_id.values()):
             table = room.table
             seat = table.seat_of(conn.user_id)

@@ -22,8 +22,18 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from server.game.records import Fence, GameEnd, MatchDeal, MatchEnd, NewGame, Player, SavedGame, Started
-from server.store import repos
+from server.game.records import (
+    Fence,
+    GameEnd,
+    Leave,
+    MatchDeal,
+    MatchEnd,
+    NewGame,
+    Player,
+    SavedGame,
+    Started,
+)
+from server.store import partnership, repos
 from server.store.fences import claim_tables
 from server.store.models import Analysis, Game, MatchRow, Move, User, UserTotals
 from server.store.ratings import DEFAULT_RATING
@@ -79,17 +89,19 @@ class SqlGameStore:
             token = fence[1] or claim_tables(session=session, table_ids=[fence[0]])[fence[0]]
             match = game.match
             match_id = match.match_id if match else None
+            four = _four(game.players)
             if match is not None and match_id is None:
                 match_id = repos.open_match(session=session, match=MatchRow(
                     table_id=game.table_id, variant=game.variant, target=match.target, opponent=game.opponent,
                     bot_level=game.bot_level, player0_id=game.players[0], player1_id=game.players[1],
-                    status="playing", score0=0, score1=0, deals=0))
+                    status="playing", score0=0, score1=0, deals=0, **four))
             row = repos.create_game(session=session, game=Game(
                 table_id=game.table_id, deal_number=game.deal_number, variant=game.variant,
                 opponent=game.opponent, player0_id=game.players[0], player1_id=game.players[1],
                 bot_level=game.bot_level, first_leader=game.first_leader, deck=list(game.deck), status="playing",
                 match_id=match_id, match_deal=match.deal if match else None,
-                match_before0=match.before[0] if match else None, match_before1=match.before[1] if match else None))
+                match_before0=match.before[0] if match else None, match_before1=match.before[1] if match else None,
+                options=game.options, **four))
             return Started(int(row.id), token, match_id)
         return await self.deals.run(work, fence=fence if fence[1] else None)
 
@@ -112,6 +124,11 @@ class SqlGameStore:
         """Record a match forfeited between deals."""
         await self.deals.run(lambda session: _finish_match(session, end), fence=fence)
 
+    async def leave_partnership(self, leave: Leave, *, fence: Fence) -> None:
+        """Record a person leaving a four-player deal (fenced, through the writer), then rate their loss once
+        (through the settler: a locked totals row never holds up the moves)."""
+        await self.deals.run(lambda session: partnership.record_leaver(session=session, leave=leave), fence=fence)
+        await self._settle(leave.game_id)  # the leaver's loss is rated with the settling of the deal
     async def settle(self, game_id: int) -> bool:
         """Add an ended deal to its players' totals and ratings; False if a lock held it up past the wait."""
         return await self._settle(game_id) is not None
@@ -133,11 +150,12 @@ class SqlGameStore:
         """Apply ``game_id``'s totals through the settler: True, False (added before), None (refused: later)."""
         def work(session: Session) -> bool:
             _lock_timeout(session)
+            left = partnership.rate_leavers(session=session, game_id=game_id)
             added = repos.apply_totals(session=session, game_id=game_id)
             match_id = repos.match_of(session=session, game_id=game_id)
             # A match's rating moves once, when it has ended: with its last deal's settling.
             rated = match_id is not None and repos.apply_match_rating(session=session, match_id=match_id)
-            return added or rated
+            return added or rated or left
         try:
             return await self.settler.run(work)
         except Exception as exc:  # noqa: BLE001 - the end is stored: settle_pending comes back to it
@@ -170,10 +188,13 @@ class SqlGameStore:
         between = repos.matches_between_deals(session=session, table_ids=table_ids)
         for game in sorted([*repos.unfinished_games(session=session, table_ids=table_ids), *between],
                            key=lambda g: g.id):
-            users = [session.get(User, uid) for uid in (game.player0_id, game.player1_id)]
+            ids = (game.player0_id, game.player1_id, game.player2_id, game.player3_id)[:game.n_players or 2]
+            users = [session.get(User, uid) for uid in ids]
             players = [Player(u.id, u.username, u.role) for u in users if u is not None]
-            assert len(players) == 2
-            moves = [(m.seat, m.card) for m in repos.moves_of(session=session, game_id=game.id)]
+            assert len(players) == len(ids)
+            rows = repos.moves_of(session=session, game_id=game.id)
+            moves = [(m.seat, m.card) for m in rows]
+            extras = ([(list(m.declarations or []), m.signal) for m in rows] if game.n_players == 4 else None)
             match = None
             if game.match_id is not None:
                 target = session.scalar(select(MatchRow.target).where(MatchRow.id == game.match_id))
@@ -181,7 +202,8 @@ class SqlGameStore:
                                   (game.match_before0 or 0, game.match_before1 or 0))
             saved.append(SavedGame(game.id, game.table_id, game.variant, game.opponent, game.bot_level,
                                    game.deal_number, game.first_leader, list(game.deck),
-                                   (players[0], players[1]), moves, match, ended=game.status == "finished"))
+                                   tuple(players), moves, match, ended=game.status == "finished",
+                                   options=game.options, extras=extras))
         return saved
 
     def health(self) -> dict[str, Any]:
@@ -195,9 +217,16 @@ def _lock_timeout(session: Session) -> None:
         session.execute(text(f"SET LOCAL lock_timeout = {SETTLE_LOCK_TIMEOUT_MS}"))
 
 
+def _four(players: tuple[int, ...]) -> dict[str, Any]:
+    """Return the four-player columns of a ``games`` or ``matches`` row (none for two players)."""
+    if len(players) != 4:
+        return {}
+    return {"n_players": 4, "player2_id": players[2], "player3_id": players[3]}
+
+
 def _finish(session: Session, end: GameEnd) -> None:
     repos.finish_game(session=session, game_id=end.game_id, points=end.points, winner=end.winner,
-                      reason=end.reason, moves=end.moves)
+                      reason=end.reason, moves=end.moves, declared=end.declared)
     if end.match is not None:
         _finish_match(session, end.match)
     if end.analyse:  # queued once (one statement: no look first)

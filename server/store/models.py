@@ -105,6 +105,17 @@ class Game(Base):
     match_before0: Mapped[int | None] = mapped_column(Integer)
     """Seat 0's match total (whole points) before this deal."""
     match_before1: Mapped[int | None] = mapped_column(Integer)
+    n_players: Mapped[int] = mapped_column(Integer, default=2, server_default="2")
+    """2, or 4 at a partnership deal (``variant`` ``partnership``; seats 0 and 2 against 1 and 3)."""
+    player2_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    player3_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    options: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    """A four-player deal's options: ``{"declarations": bool, "signals": bool}``."""
+    declared0: Mapped[int | None] = mapped_column(Integer)
+    """A four-player deal: the whole points partnership 0 declared (``points0`` is its card points)."""
+    declared1: Mapped[int | None] = mapped_column(Integer)
+    unrated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """A person left this four-player deal (a bot took the seat): no rating moves but the leaver's."""
 
 
 class MatchRow(Base):
@@ -127,6 +138,11 @@ class MatchRow(Base):
     end_reason: Mapped[str | None] = mapped_column(String(16))
     rating_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """The match has ended; its one rating update is still to be made (by the settler)."""
+    n_players: Mapped[int] = mapped_column(Integer, default=2, server_default="2")
+    player2_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    player3_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    unrated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """A person left the four-player match: its rating update is the leaver's loss alone (made at once)."""
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
@@ -165,6 +181,23 @@ class Move(Base):
     first_card: Mapped[int | None] = mapped_column(Integer)
     score: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    declarations: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
+    """A four-player move: what the mover declared with the card (the rules' JSON), None otherwise."""
+    signal: Mapped[str | None] = mapped_column(String(16))
+    """A four-player lead: the signal given with the card (busso, volo, striscio)."""
+
+
+class PartnershipLeaver(Base):
+    """A person who left a four-player deal (a bot took the seat): their rated loss, taken once."""
+
+    __tablename__ = "partnership_leavers"
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    cause: Mapped[str] = mapped_column(String(16))
+    rating_before: Mapped[float | None] = mapped_column(Float)
+    rating_after: Mapped[float | None] = mapped_column(Float)
+    left_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
 class CardRow(Base):

@@ -15,6 +15,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from server.game.records import EndRefused, aborted
+from server.store import partnership
 from server.store.models import AuthToken, Game, MatchRow, Move, User, UserTotals
 from server.store.ratings import Rating, after_game
 
@@ -167,8 +168,8 @@ def add_move(*, session: Session, move: Move) -> None:
     session.add(move)
 
 
-def finish_game(*, session: Session, game_id: int, points: tuple[int, int], winner: int, reason: str,
-                moves: int) -> None:
+def finish_game(*, session: Session, game_id: int, points: tuple[int, int], winner: int | None, reason: str,
+                moves: int, declared: tuple[int, int] | None = None) -> None:
     """Record a deal's end, computed from its first ``moves`` moves; the totals follow (:func:`apply_totals`).
 
     Raises:
@@ -180,7 +181,8 @@ def finish_game(*, session: Session, game_id: int, points: tuple[int, int], winn
         update(Game)
         .where(Game.id == game_id, Game.status == "playing", stored == moves)
         .values(status="finished", ended_at=datetime.now(UTC), points0=points[0], points1=points[1],
-                winner_seat=winner, end_reason=reason, moves_at_end=moves, totals_pending=True)
+                winner_seat=winner, end_reason=reason, moves_at_end=moves, totals_pending=True,
+                **({"declared0": declared[0], "declared1": declared[1]} if declared is not None else {}))
         .execution_options(synchronize_session=False))
     if done.rowcount != 1:  # type: ignore[attr-defined]
         raise EndRefused(f"game {game_id}: not playing, or not {moves} moves stored")
@@ -194,6 +196,8 @@ def apply_totals(*, session: Session, game_id: int) -> bool:
     :func:`~server.game.records.aborted`) adds nothing. Any process may call it (the row's
     ``totals_pending`` is the once-only guard); the caller commits.
     """
+    if session.scalar(select(Game.n_players).where(Game.id == game_id)) == 4:
+        return partnership.apply_deal_totals(session=session, game_id=game_id)
     row = session.execute(
         update(Game).where(Game.id == game_id, Game.totals_pending.is_(True)).values(totals_pending=False)
         .returning(Game.player0_id, Game.player1_id, Game.points0, Game.points1, Game.winner_seat, Game.variant,
@@ -217,6 +221,8 @@ def apply_match_rating(*, session: Session, match_id: int) -> bool:
 
     A match whose only deal was aborted (:func:`match_aborted`) moves no rating.
     """
+    if session.scalar(select(MatchRow.n_players).where(MatchRow.id == match_id)) == 4:
+        return partnership.apply_match_rating(session=session, match_id=match_id)
     row = session.execute(
         update(MatchRow).where(MatchRow.id == match_id, MatchRow.rating_pending.is_(True))
         .values(rating_pending=False)
@@ -276,7 +282,8 @@ def pending_totals(*, session: Session, limit: int = 1000) -> list[int]:
     last_deals = session.scalars(
         select(func.max(Game.id)).join(MatchRow, MatchRow.id == Game.match_id)
         .where(MatchRow.rating_pending.is_(True)).group_by(Game.match_id).limit(limit))
-    return sorted(set(games) | {g for g in last_deals if g is not None})
+    return sorted(set(games) | {g for g in last_deals if g is not None}
+                  | set(partnership.leavers_pending(session=session, limit=limit)))
 
 
 def add_result(a: UserTotals, b: UserTotals, *, points: tuple[int, int], winner: int, rated: bool = True) -> None:

@@ -82,7 +82,7 @@ def test_every_json_type_in_every_field(server: LiveServer) -> None:
         "open_table": {"table_id": "t"}, "leave_table": {"table_id": "t"}, "play": {"table_id": "t", "card": "D AS"},
         "rematch": {"table_id": "t"}, "chat": {"table_id": "t", "text": "hi"}, "ping": {},
         "bot_hello": {"levels": ["normal"], "capacity": 1}, "analysis": {"job": "j", "game_id": 1, "error": "e"},
-        "seek": {}, "cancel_seek": {},
+        "seek": {}, "cancel_seek": {}, "seat_bot": {"table_id": "t", "seat": 1, "level": "rules"},
     }
     sent = 0
     for c in (person, bot):

@@ -45,9 +45,11 @@ from tests.server.client import Client, is_table, my_turn, open_pair
 from tests.stats.test_admin import typed_csv_row
 from tressette import POINTS, Deal, Variant, card_name
 
-RAW_TABLES = ("games", "moves", "analyses", "move_analyses", "auth_tokens", "matches", "puzzles")
+RAW_TABLES = ("games", "moves", "analyses", "move_analyses", "auth_tokens", "matches", "puzzles",
+              "partnership_leavers")
 READABLE = {"cards", "user_totals", "users", "games_named", "moves_named", "move_analyses_named", "finished_games",
-            "finished_moves", "finished_analyses", "finished_move_analyses", "finished_matches", "finished_puzzles"}
+            "finished_moves", "finished_analyses", "finished_move_analyses", "finished_matches", "finished_puzzles",
+            "partnership_moves_named"}
 
 
 def _conninfo(url: str, **over: str) -> str:
@@ -155,7 +157,8 @@ def test_read_only_login_never_sees_a_live_deal(pg_url: str, start_server: Calla
             notices.clear()
             for relation, column in (("finished_moves", "game_id"), ("moves_named", "game_id"),
                                      ("finished_games", "id"), ("games_named", "id"),
-                                     ("finished_analyses", "game_id"), ("move_analyses_named", "game_id")):
+                                     ("finished_analyses", "game_id"), ("move_analyses_named", "game_id"),
+                                     ("partnership_moves_named", "game_id")):
                 conn.execute(f"SELECT count(*) FROM {relation} WHERE pg_temp.peek({column})")
             assert notices and f"peek {live_id}" not in notices
         # The deal ends by a player leaving; now the views show it, with the end reason and both final scores.

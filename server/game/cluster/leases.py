@@ -28,6 +28,7 @@ from server.game.cluster.state import (
     log,
     node_key,
 )
+from server.game.partnership.table import FourTable
 from server.game.records import SavedGame
 from server.game.tables import Table
 from server.protocol import LevelInfo
@@ -36,7 +37,7 @@ from server.protocol import LevelInfo
 class Leases(Routes):
     """Owns this node's tables in Redis: leases, listings, takeovers, Redis restarts."""
 
-    async def own(self, table: Table) -> None:
+    async def own(self, table: Table | FourTable) -> None:
         """Take the lease of a table this node just opened and list it (before anyone is told of it)."""
         # This node's other tables whose entries changed since the last renewal go with it: the portal
         # never sees the new table beside an older state of the others (a deal just started, say).
@@ -61,7 +62,7 @@ class Leases(Routes):
         for table_id, entry in entries.items():
             self.registry[table_id] = json.loads(entry)
 
-    def _entry(self, table: Table) -> str:
+    def _entry(self, table: Table | FourTable) -> str:
         return json.dumps({"node": self.node, "users": [s.user_id if s else None for s in table.seats],
                            "status": table.status, "private": table.opponent == "invite",
                            "summary": table.summary()})

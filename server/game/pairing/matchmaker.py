@@ -18,10 +18,10 @@ import secrets
 import time
 from typing import Any
 
+from server.game.anyroom import AnyRoom
 from server.game.connection import Connection
 from server.game.lobby import Lobby
 from server.game.pairing.policy import MemoryQueue, SeekEntry, SeekQueue, Widening, waiting_counts
-from server.game.room import Room
 from server.game.rooms import Rooms
 from server.game.tables import Seat, Table
 from server.protocol import CancelSeek, Seek, SeekEnded, Seeking, error, out
@@ -37,7 +37,7 @@ Held = tuple[Connection, SeekEntry]
 class Matchmaker:
     """This process's part in quick pairing: its sockets' seeks and the tables it opens for pairs."""
 
-    def __init__(self, rooms: Rooms[Room], lobby: Lobby) -> None:
+    def __init__(self, rooms: Rooms[AnyRoom], lobby: Lobby) -> None:
         """Pair people for the rooms of ``rooms`` (``lobby`` keeps the per-user table limits)."""
         self.rooms = rooms
         self.lobby = lobby
