@@ -16,6 +16,7 @@ import sys
 from agent.levels import LEVELS
 from agent.load import cores, default_capacity
 from agent.options import use_policy_option
+from agent.partnership_turn import PARTNERSHIP_LEVELS
 from agent.service import BotService
 
 log = logging.getLogger("treset.agent.service")  # the service's name: its log lines read as before
@@ -44,6 +45,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--policy", help="the opponent policy file to play with (default: the shipped one; "
                         "written by treset-agent fit-policy)")
     parser.add_argument("--levels", default=",".join(LEVELS), help="comma-separated levels to play")
+    parser.add_argument("--no-partnership", action="store_true",
+                        help="do not play four-player seats (by default the rule-based level 'rules' is announced)")
     parser.add_argument("--analysis", type=int, default=1,
                         help="deal analyses this process runs at once, in low-priority workers (0: none)")
     parser.add_argument("--analyse-only", action="store_true",
@@ -78,7 +81,8 @@ def main(argv: list[str]) -> int:
 
         warmup()
     service = BotService(server=args.server, token=token, levels=levels, capacity=capacity,
-                         analysis=args.analysis)
+                         analysis=args.analysis,
+                         partnership_levels=[] if args.no_partnership or not capacity else PARTNERSHIP_LEVELS)
     # `make up` shows the bot's log to whoever starts the site: the load figures are for a developer (DEBUG).
     log.debug("capacity %d on %d cores: budgets shrink beyond %d decisions at once", capacity, cores(),
               service.pool.slots)

@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -38,6 +38,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from agent.levels import LEVELS, choose_card, level_info
 from agent.load import Pool
+from agent.partnership_turn import answer_partnership
 from tressette import InvalidStateError, card_name, parse_state
 
 log = logging.getLogger("treset.agent.service")
@@ -57,6 +58,8 @@ class BotTurn(TypedDict):
     level: str
     time_ms: int
     state: dict[str, Any]
+    game: NotRequired[str]
+    """``"partnership"`` for a four-player seat's turn (docs/protocol-four.md); absent at two-player tables."""
 
 
 class AnalyseJob(TypedDict):
@@ -175,13 +178,16 @@ class BotService:
         analyser: Analyser = analyse_record,
         analysis_executor: Executor | None = None,
         pool: Pool | None = None,
+        partnership_levels: list[dict[str, Any]] | None = None,
     ) -> None:
         """Prepare a service for ``server``; nothing connects until :meth:`run`.
 
         ``analysis``: how many analyses run at once (0: none), in ``analysis_executor``
         (default: :func:`analysis_pool`, started at the first job or by :meth:`run`).
         ``pool``: the decisions in flight and their budgets under load (default: this machine's
-        cores, budgets shrunk when overloaded; :mod:`agent.load`).
+        cores, budgets shrunk when overloaded; :mod:`agent.load`). ``partnership_levels``: the four-player
+        levels to announce (``bot_hello``; ``treset-agent serve`` gives :data:`~agent.partnership_turn.PARTNERSHIP_LEVELS`);
+        none: no four-player turns.
         """
         self.url = websocket_url(server)
         self.token = token
@@ -192,6 +198,7 @@ class BotService:
         self.analysis = analysis
         self.analyser = analyser
         self.pool = pool or Pool()
+        self.partnership_levels = partnership_levels or []
         self.stop = asyncio.Event()
         self.turns_answered = 0
         self.analyses_answered = 0
@@ -261,8 +268,11 @@ class BotService:
 
     async def _serve(self, ws: ClientConnection) -> None:
         await ws.send(json.dumps({"type": "auth", "token": self.token}))  # first, before anything else
-        await ws.send(json.dumps({"type": "bot_hello", "levels": self.levels, "level_info": level_info(self.levels),
-                                  "capacity": self.capacity, "analysis": self.analysis}))
+        hello: dict[str, Any] = {"type": "bot_hello", "levels": self.levels, "level_info": level_info(self.levels),
+                                 "capacity": self.capacity, "analysis": self.analysis}
+        if self.capacity > 0 and self.partnership_levels:
+            hello["partnership_levels"] = self.partnership_levels
+        await ws.send(json.dumps(hello))
         self._ws = ws
         stop_wait = asyncio.ensure_future(self.stop.wait())
         try:
@@ -364,7 +374,22 @@ class BotService:
             if t is task:
                 del self._in_flight[key]
 
+    async def _answer_partnership(self, ws: ClientConnection, turn: BotTurn) -> None:
+        """Answer a four-player turn with the rule-based player (in a decision thread: it is quick)."""
+        loop = asyncio.get_running_loop()
+        try:
+            fields = await loop.run_in_executor(self._executor, answer_partnership, turn["state"])
+        except (InvalidStateError, KeyError, ValueError) as exc:
+            log.error("cannot answer turn %s at %s: %s", turn.get("turn"), turn.get("table_id"), exc)
+            return
+        with contextlib.suppress(ConnectionClosed):
+            await ws.send(json.dumps({"type": "play", "table_id": turn["table_id"], "turn": turn["turn"], **fields}))
+            self.turns_answered += 1
+
     async def _answer(self, ws: ClientConnection, turn: BotTurn) -> None:
+        if turn.get("game") == "partnership":
+            await self._answer_partnership(ws, turn)
+            return
         level = turn.get("level") or self.levels[-1]
         level_ms = LEVELS[level].time_ms if level in LEVELS else 1000
         time_ms = int(turn.get("time_ms") or level_ms)
