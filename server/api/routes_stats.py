@@ -6,7 +6,7 @@ private table (``server.store.access``).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query
 from fastapi.responses import PlainTextResponse
@@ -29,9 +29,12 @@ MatchId = Annotated[int, Path(ge=1, le=MAX_DB_INT, description="a match's id (id
 
 
 @router.get("/leaderboard")
-def leaderboard(session: DB, variant: VariantName = "tressette", min_games: Annotated[int, Query(ge=0, le=MAX_DB_INT)] = 1,
+def leaderboard(session: DB, variant: VariantName | Literal["partnership"] = "tressette", min_games: Annotated[int, Query(ge=0, le=MAX_DB_INT)] = 1,
                 order: RankOrder = "rating", limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
-    """Rank the players of ``variant`` with ``min_games`` or more by rating (default), win share or games."""
+    """Rank the players of ``variant`` with ``min_games`` or more by rating (default), win share or games.
+
+    ``partnership``: the four-player game's separate ratings (docs/protocol-four.md).
+    """
     return {"variant": variant, "order": order,
             "players": ranking(session, variant=variant, min_games=min_games, order=order, limit=limit)}
 

@@ -50,14 +50,24 @@ def seen_or_wait(client: Client, pred: Callable[[Msg], bool], timeout: float = 1
 
 def play_four(clients: list[Client], table_id: str, choose: Choose = first_legal, timeout: float = 60,
               stop: Callable[[Msg], bool] | None = None) -> Msg:
-    """Let the seated clients play until ``clients[0]`` sees the deal's end (or ``stop``); return that message."""
+    """Let the seated clients play until ``clients[0]`` sees the deal's end (or ``stop``); return that message.
+
+    Each client first answers the last table message it has already read, if it is its turn there.
+    """
     end = time.time() + timeout
+    pending: list[Msg | None] = [next((m for m in reversed(c.received) if is_table(m)), None) for c in clients]
     while time.time() < end:
         for i, c in enumerate(clients):
-            try:
-                msg = c.recv(timeout=0.02)
-            except TimeoutError:
-                continue
+            if pending[i] is not None:
+                msg, pending[i] = pending[i], None
+                if msg is not None and msg["event"] is None:
+                    continue
+            else:
+                try:
+                    msg = c.recv(timeout=0.02)
+                except TimeoutError:
+                    continue
+            assert msg is not None
             if not is_table(msg) or msg["table"]["id"] != table_id:
                 continue
             t = msg["table"]

@@ -91,8 +91,7 @@ def test_four_people_play_a_deal_with_declarations_and_signals(pg_url: str,
             signals_sent.append(move["signal"])
         return move
 
-    # The refusals changed nothing: the leader's turn is still to come (its table is sent again below).
-    mover.send({"type": "play", "table_id": table_id, **first_legal(t)})
+    # The refusals changed nothing: the leader is still to play (play_four answers its last table first).
     end = play_four(clients, table_id, choose)
     result = end["table"]["result"]
     assert result["reason"] == "finished" and len(result["hands"]) == 4
