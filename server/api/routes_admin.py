@@ -27,6 +27,11 @@ from server.store.admin_queries import (
     search_games,
 )
 from server.store.models import User
+from server.store.partnership_export import (
+    PARTNERSHIP_CARD_LISTS,
+    PARTNERSHIP_EXPORT_COLUMNS,
+    partnership_export_rows,
+)
 from tressette import Variant, VariantName
 
 
@@ -82,11 +87,13 @@ def games(session: DB, _: Admin, player: str | None = None, variant: VariantName
 
 @router.get("/moves/export")
 def export_moves(request: Request, session: DB, _: Admin, format: ExportFormat = "csv",
-                 variant: VariantName | None = None, date_from: date | None = None, date_to: date | None = None,
-                 player: str | None = None, min_games: Annotated[int | None, Query(ge=0, le=MAX_DB_INT)] = None,
+                 variant: VariantName | Literal["partnership"] | None = None, date_from: date | None = None,
+                 date_to: date | None = None, player: str | None = None, min_games: Annotated[int | None, Query(ge=0, le=MAX_DB_INT)] = None,
                  min_win_share: Annotated[Decimal | None, Query(ge=0, le=1)] = None,
                  min_rating: Annotated[float | None, Query(allow_inf_nan=False)] = None) -> StreamingResponse:
     """Stream the moves of finished games matching the filters as CSV or NDJSON (cards by name).
+
+    ``variant=partnership``: the four-player moves, with their columns (docs/admin.md); else two-player moves only.
 
     The share arrives as a decimal and is compared exactly; bad filters answer 422 before any row is sent.
     """
@@ -102,7 +109,11 @@ def export_moves(request: Request, session: DB, _: Admin, format: ExportFormat =
     def body() -> Iterator[str]:
         # Its own session: the request's session closes before a streamed body is sent.
         with sessions() as session:
-            yield from encode(export_rows(session, filters), format)
+            if variant == "partnership":  # the four-player moves, with their own columns
+                yield from encode(partnership_export_rows(session, filters), format,
+                                  columns=PARTNERSHIP_EXPORT_COLUMNS, lists=PARTNERSHIP_CARD_LISTS)
+            else:
+                yield from encode(export_rows(session, filters), format)
 
     media = "text/csv" if format == "csv" else "application/x-ndjson"
     name = f"moves.{'csv' if format == 'csv' else 'ndjson'}"

@@ -13,6 +13,7 @@ from fastapi.responses import PlainTextResponse
 from sqlalchemy import or_, select
 
 from server.api.deps import DB, CurrentUser
+from server.api.partnership_replay import partnership_record
 from server.game.records import aborted
 from server.protocol import MAX_DB_INT
 from server.store import repos
@@ -54,7 +55,8 @@ def profile(username: Annotated[str, Path(max_length=64)], session: DB) -> dict[
         if variant in totals:  # the average accuracy of its analysed games (docs/admin.md)
             totals[variant].update(accuracy=accuracy, analysed=analysed)
     games = session.scalars(select(Game).where(or_(Game.player0_id == user.id, Game.player1_id == user.id),
-                                               Game.status == "finished").order_by(Game.id.desc()).limit(20))
+                                               Game.status == "finished", Game.n_players == 2)
+                            .order_by(Game.id.desc()).limit(20))
     recent = []
     for g in games:
         seat = 0 if g.player0_id == user.id else 1
@@ -106,6 +108,9 @@ def replay_record(game: Game, moves: list[Move], names: tuple[str, str]) -> dict
 def _load(game_id: int, session: DB, user: User) -> dict[str, Any]:
     game = _game_for(game_id, session, user)
     moves = list(session.scalars(select(Move).where(Move.game_id == game.id).order_by(Move.move_number)))
+    if game.n_players == 4:
+        ids = (game.player0_id, game.player1_id, game.player2_id, game.player3_id)
+        return partnership_record(game, moves, [u.username if (u := session.get(User, uid)) else "?" for uid in ids])
     names = tuple((session.get(User, uid).username if session.get(User, uid) else "?")  # type: ignore[union-attr]
                   for uid in (game.player0_id, game.player1_id))
     return replay_record(game, moves, (names[0], names[1]))
@@ -125,11 +130,12 @@ def match_page(match_id: MatchId, session: DB, user: CurrentUser) -> dict[str, A
         raise HTTPException(404, "no match with that id")
     if not may_see(user, match):
         raise HTTPException(403, "a private table's match is for its players and admins")
-    names = [u.username if (u := session.get(User, uid)) else "?" for uid in (match.player0_id, match.player1_id)]
+    ids = (match.player0_id, match.player1_id, match.player2_id, match.player3_id)[:match.n_players or 2]
+    names = [u.username if (u := session.get(User, uid)) else "?" for uid in ids]
     games = session.execute(select(Game, Analysis.status).outerjoin(Analysis, Analysis.game_id == Game.id)
                             .where(Game.match_id == match.id, Game.status == "finished").order_by(Game.match_deal))
     deals = [{"game_id": g.id, "deal": g.match_deal, "before": [g.match_before0, g.match_before1],
-              "points": [g.points0, g.points1], "whole": list(deal_score((g.points0 or 0, g.points1 or 0))) if g.end_reason == "finished" else [0, 0],
+              "points": [g.points0, g.points1], "whole": _whole(g),
               "winner": g.winner_seat, "reason": g.end_reason, "analysis": status} for g, status in games]
     return {"id": match.id, "variant": match.variant, "target": match.target, "players": names,
             "status": match.status, "scores": [match.score0, match.score1], "winner": match.winner_seat,
@@ -142,6 +148,8 @@ def match_page(match_id: MatchId, session: DB, user: CurrentUser) -> dict[str, A
 def record_text(game_id: GameId, session: DB, user: CurrentUser) -> str:
     """Return a compact text record of a finished game, to paste into a bug report."""
     r = _load(game_id, session, user)
+    if r.get("game") == "partnership":
+        return _four_text(r)
     lines = [f"treset game {r['id']} · {r['variant']} · {r['players'][0]} vs {r['players'][1]} · "
              f"first lead seat {r['first_leader']}", "deck: " + ", ".join(r["deck"])]
     for i, t in enumerate(r["tricks"], 1):
@@ -150,3 +158,25 @@ def record_text(game_id: GameId, session: DB, user: CurrentUser) -> str:
                      + (f" ({draws})" if draws else ""))
     lines.append(f"result: {r['points'][0]}-{r['points'][1]}, winner seat {r['winner']} ({r['reason']})")
     return "\n".join(lines) + "\n"
+
+
+def _four_text(r: dict[str, Any]) -> str:
+    """Return a four-player deal's text record (see :func:`record_text`)."""
+    lines = [f"treset game {r['id']} · partnership · {r['players'][0]} & {r['players'][2]} vs "
+             f"{r['players'][1]} & {r['players'][3]} · first lead seat {r['first_leader']}",
+             "deck: " + ", ".join(r["deck"])]
+    for i, t in enumerate(r["tricks"], 1):
+        signal = f" ({t['signal']})" if t["signal"] else ""
+        lines.append(f"{i:2}. seat {t['leader']} led{signal} " + ", ".join(t["cards"]) + f" -> seat {t['winner']}")
+    lines.append(f"result: {r['score'][0]}-{r['score'][1]} (declared {r['declared'][0]}-{r['declared'][1]}), "
+                 f"winner partnership {r['winner']} ({r['reason']})")
+    return "\n".join(lines) + "\n"
+
+
+def _whole(g: Game) -> list[int]:
+    """Return a match deal's whole points per side: two-player thirds rounded, a four-player deal's scores."""
+    if g.end_reason != "finished":
+        return [0, 0]
+    if g.n_players == 4:  # whole card points already, plus what was declared
+        return [(g.points0 or 0) + (g.declared0 or 0), (g.points1 or 0) + (g.declared1 or 0)]
+    return list(deal_score((g.points0 or 0, g.points1 or 0)))

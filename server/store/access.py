@@ -20,4 +20,5 @@ def is_public(row: Game | MatchRow) -> bool:
 
 def may_see(user: User, row: Game | MatchRow) -> bool:
     """Return True if ``user`` may see the finished game or match ``row`` (the caller checks it is finished)."""
-    return is_public(row) or user.role == "admin" or user.id in (row.player0_id, row.player1_id)
+    return is_public(row) or user.role == "admin" or user.id in (row.player0_id, row.player1_id, row.player2_id,
+                                                                   row.player3_id)

@@ -218,7 +218,7 @@ def export_statement(f: ExportFilters) -> Select[*tuple[Any, ...]]:
         .outerjoin(theirs, and_(theirs.user_id == opponent_id, theirs.variant == Move.variant))
         .outerjoin(MoveAnalysis, and_(MoveAnalysis.game_id == Move.game_id,
                                       MoveAnalysis.move_number == Move.move_number))
-        .where(Game.status == "finished")
+        .where(Game.status == "finished", Game.n_players == 2)  # four-player moves: partnership_export.py
         .order_by(Move.game_id, Move.move_number)
     )
     stmt = _variant_and_days(stmt, f, Move.variant, Move.created_at)
@@ -276,15 +276,16 @@ def _points(codes: str) -> int:
     return sum(_POINTS_OF_TEXT[token] for token in inner.split(",")) if inner else 0
 
 
-def encode(rows: Iterable[dict[str, Any]], fmt: ExportFormat, *, chunk: int = 500) -> Iterator[str]:
-    """Yield the rows as CSV (with a header; card lists joined by ``;``) or NDJSON, in text chunks."""
+def encode(rows: Iterable[dict[str, Any]], fmt: ExportFormat, *, chunk: int = 500,
+           columns: tuple[str, ...] = EXPORT_COLUMNS, lists: frozenset[str] = _CARD_LIST_COLUMNS) -> Iterator[str]:
+    """Yield the rows as CSV (with a header of ``columns``; the ``lists`` joined by ``;``) or NDJSON, in chunks."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     if fmt == "csv":
-        writer.writerow(EXPORT_COLUMNS)
+        writer.writerow(columns)
     for n, row in enumerate(rows, 1):
         if fmt == "csv":
-            writer.writerow([CSV_LIST_SEPARATOR.join(v) if k in _CARD_LIST_COLUMNS else
+            writer.writerow([CSV_LIST_SEPARATOR.join(v) if k in lists else
                              ("" if v is None else int(v) if isinstance(v, bool) else v) for k, v in row.items()])
         else:
             buffer.write(json.dumps(row, separators=(",", ":")) + "\n")

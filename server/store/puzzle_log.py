@@ -216,7 +216,7 @@ def games_to_scan(*, session: Session, version: str, variant: str | None = None,
 
     ``rescan``: every finished game, scanned or not.
     """
-    query = select(Game.id).where(Game.status == "finished", Game.id > after)
+    query = select(Game.id).where(Game.status == "finished", Game.id > after, Game.n_players == 2)
     if not rescan:
         query = query.outerjoin(PuzzleScan, PuzzleScan.game_id == Game.id).where(
             or_(PuzzleScan.game_id.is_(None), and_(PuzzleScan.version != version)))

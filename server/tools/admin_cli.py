@@ -40,6 +40,11 @@ from server.store.admin_queries import (
     parse_share,
 )
 from server.store.db import session_factory, upgrade
+from server.store.partnership_export import (
+    PARTNERSHIP_CARD_LISTS,
+    PARTNERSHIP_EXPORT_COLUMNS,
+    partnership_export_rows,
+)
 from server.tools import bots
 from tressette import VariantName
 
@@ -53,7 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="export moves of finished games as CSV or NDJSON")
     export.add_argument("--format", choices=("csv", "ndjson"), default="csv")
     export.add_argument("--out", "-o", help="file to write (default: stdout)")
-    export.add_argument("--variant", choices=get_args(VariantName))
+    export.add_argument("--variant", choices=(*get_args(VariantName), "partnership"),
+                        help="partnership: the four-player moves, with their own columns (docs/admin.md)")
     export.add_argument("--date-from", type=date.fromisoformat, help="first day, YYYY-MM-DD (UTC)")
     export.add_argument("--date-to", type=date.fromisoformat, help="last day, YYYY-MM-DD (UTC), included")
     export.add_argument("--player", help="only this player's moves")
@@ -111,16 +117,18 @@ def _export(url: str, args: argparse.Namespace) -> int:
             print(f"treset admin export: {exc}", file=sys.stderr)
             return 2
         out = open(args.out, "w", encoding="utf-8", newline="") if args.out else sys.stdout  # noqa: SIM115
-        total = count_exported(session, filters)
-        bar = tqdm(total=total, unit="move", file=sys.stderr, desc="export", disable=not sys.stderr.isatty())
+        four = args.variant == "partnership"
+        total = 0 if four else count_exported(session, filters)
+        bar = tqdm(total=total or None, unit="move", file=sys.stderr, desc="export", disable=not sys.stderr.isatty())
 
         def counted() -> Iterator[dict[str, Any]]:
-            for row in export_rows(session, filters):
+            for row in (partnership_export_rows(session, filters) if four else export_rows(session, filters)):
                 bar.update()
                 yield row
 
         try:
-            for chunk in encode(counted(), args.format):
+            lists = {"columns": PARTNERSHIP_EXPORT_COLUMNS, "lists": PARTNERSHIP_CARD_LISTS} if four else {}
+            for chunk in encode(counted(), args.format, **lists):  # type: ignore[arg-type]
                 out.write(chunk)
         except BrokenPipeError:  # the reader (e.g. ``| head``) stopped reading: not an error
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
@@ -130,6 +138,7 @@ def _export(url: str, args: argparse.Namespace) -> int:
             if out is not sys.stdout:
                 out.close()
     elapsed = time.perf_counter() - started
+    total = total or bar.n
     print(f"exported {total} moves in {elapsed:.1f} s ({total / max(elapsed, 1e-9):,.0f} moves/s)", file=sys.stderr)
     return 0
 

@@ -8,6 +8,7 @@ bot (``bot_took_seat``), takes a rated loss at once, and the match rates no one 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from tests import local_http
 from tests.conftest import LiveServer, wait_for_bots
 from tests.forkserver import ForkedProcess, fork_module
 from tests.server.client import Client, Msg, guest_token, is_table
+from tests.server.db import admin_token
 from tests.server.four import deal_from_rows, play_four, seen_or_wait
 
 pytestmark = [pytest.mark.slow, pytest.mark.db]
@@ -98,8 +100,27 @@ def test_a_person_and_three_bots_play_a_whole_match(served: LiveServer, pg_url: 
         won = match_end["winner"] == 0
         assert (totals[user["id"]].rating > 1500) == won  # rated once, at the match's end
     engine.dispose()
-    board = local_http.get(f"{served.url}/api/leaderboard?variant=partnership", timeout=5)
-    assert board.status_code == 200
+    board = local_http.get(f"{served.url}/api/leaderboard?variant=partnership", timeout=5).json()
+    assert {p["username"] for p in board["players"]} >= {user["username"], "bot-rules"}
+    # The replay of a deal shows every hand; the match page its four players; the exports every move.
+    auth = {"Authorization": f"Bearer {token}"}
+    replay = local_http.get(f"{served.url}/api/games/{games[0].id}/replay", headers=auth, timeout=5).json()
+    assert replay["game"] == "partnership" and len(replay["hands"]) == 4 and len(replay["moves"]) == 40
+    assert replay["hands"] == ends[0]["table"]["result"]["hands"] and replay["score"] == ends[0]["table"]["result"]["score"]
+    text = local_http.get(f"{served.url}/api/games/{games[0].id}/record.txt", headers=auth, timeout=5).text
+    assert "partnership" in text and text.count(" led ") == 10
+    page = local_http.get(f"{served.url}/api/matches/{games[0].match_id}", headers=auth, timeout=5).json()
+    assert len(page["players"]) == 4 and len(page["deals"]) == len(ends)
+    admin = {"Authorization": f"Bearer {admin_token(pg_url)}"}
+    rows = local_http.get(f"{served.url}/api/admin/moves/export?variant=partnership&format=ndjson",
+                          headers=admin, timeout=30).text.splitlines()
+    assert len(rows) == 40 * len(ends)
+    row = json.loads(rows[0])
+    assert row["partner"] == (user["username"] if row["seat"] == 2 else "bot-rules-2" if row["seat"] == 0 else
+                              "bot-rules-3" if row["seat"] == 1 else "bot-rules")
+    assert row["partnership"] == row["seat"] % 2 and len(row["hand"]) == 10
+    duel = local_http.get(f"{served.url}/api/admin/moves/export?format=ndjson", headers=admin, timeout=30).text
+    assert duel.strip() == ""  # the two-player export holds two-player moves only
 
 
 def test_a_leaver_is_replaced_by_a_bot_and_alone_loses_rating(served: LiveServer, pg_url: str) -> None:
