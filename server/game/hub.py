@@ -183,10 +183,10 @@ class Hub:
         return await self.lobby.start_bot_series(level_a=level_a, level_b=level_b, games=games, variant=variant)
 
     async def register_bot(self, conn: Connection, *, levels: list[str], capacity: int, analysis: int,
-                           level_info: list[LevelInfo]) -> None:
+                           level_info: list[LevelInfo], partnership: list[LevelInfo] | None = None) -> None:
         """Seat the bot ``conn`` (here or, as a proxy, at another process) for ``levels`` from now on."""
         await self.rooms.register_bot(conn, levels=levels, capacity=capacity, analysis=analysis,
-                                      level_info=level_info)
+                                      level_info=level_info, partnership=partnership)
 
     async def run_clock(self) -> None:
         """Tick forever (a background task of the app)."""

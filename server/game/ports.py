@@ -122,8 +122,8 @@ class Service(Protocol):
         """Forget ``conn`` (a proxy whose client is gone)."""
 
     async def register_bot(self, conn: Connection, *, levels: list[str], capacity: int, analysis: int,
-                           level_info: list[LevelInfo]) -> None:
-        """Seat the bot ``conn`` for ``levels`` from now on."""
+                           level_info: list[LevelInfo], partnership: list[LevelInfo] | None = None) -> None:
+        """Seat the bot ``conn`` for ``levels`` (and the four-player ``partnership`` levels) from now on."""
 
     def restore_game(self, game: SavedGame, *, fence: int = 0) -> Table | FourTable:
         """Rebuild and keep the table of one stored unfinished deal."""

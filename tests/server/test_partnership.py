@@ -160,3 +160,36 @@ def test_a_four_player_deal_survives_a_restart_and_each_person_gets_their_seat_b
         game = s.scalars(select(Game).where(Game.table_id == table_id)).one()
         assert len(list(s.scalars(select(Move).where(Move.game_id == game.id)))) == 40
     engine.dispose()
+
+
+def test_four_people_on_two_processes_play_one_deal(pg_url: str, redis_url: str,
+                                                    start_server: Callable[..., LiveServer]) -> None:
+    """Seats 0 and 1 connect to one process, 2 and 3 to the other (and a spectator there): the deal is played
+    out at the table's owner, each seat seeing only its own hand."""
+    from tests.server.test_cluster import _portal
+
+    one, two = _portal(start_server, pg_url, redis_url)
+    tokens = [guest_token(one.url)[0] for _ in range(5)]
+    clients = [Client((one if i < 2 else two).ws_url, t) for i, t in enumerate(tokens[:4])]
+    clients[0].send({"type": "create_table", "game": "partnership", "opponent": "invite", "declarations": True})
+    t = clients[0].wait_for(is_table)["table"]
+    watcher = Client(two.ws_url, tokens[4])
+    watcher.send({"type": "watch_table", "table_id": t["id"], "invite": t["invite"]})
+    assert watcher.wait_for(is_table)["table"]["you"] is None
+    for seat in (3, 1, 2):
+        clients[seat].send({"type": "join_table", "table_id": t["id"], "invite": t["invite"], "seat": seat})
+        assert clients[seat].wait_for(is_table)["table"]["you"] == seat
+    end = play_four(clients, t["id"], timeout=90)
+    result = end["table"]["result"]
+    assert result["reason"] == "finished" and sum(result["points"]) == 11
+    seen = watcher.wait_for(lambda m: is_table(m) and m["table"]["status"] == "finished")
+    assert seen["table"]["result"]["hands"] == result["hands"]
+    for seat, c in enumerate(clients):  # no seat was ever sent another seat's hand
+        for m in c.received:
+            if is_table(m) and m["table"]["view"] and m["table"]["result"] is None:
+                assert m["table"]["you"] == seat and len(m["table"]["view"]["hand"]) <= 10
+    engine = create_engine(pg_url)
+    with Session(engine) as s:
+        game = s.scalars(select(Game).where(Game.table_id == t["id"])).one()
+        assert game.n_players == 4 and len(list(s.scalars(select(Move).where(Move.game_id == game.id)))) == 40
+    engine.dispose()

@@ -258,8 +258,9 @@ class Leases(Routes):
             if proxy in self.service.pool.bots and proxy.levels == entry["levels"] and proxy.capacity == capacity:
                 continue
             infos = [LevelInfo.model_validate(i) for i in entry["level_info"]]
+            four = [LevelInfo.model_validate(i) for i in entry.get("partnership", ())]
             await self.service.register_bot(proxy, levels=entry["levels"], capacity=capacity,
-                                        analysis=int(entry["analysis"]), level_info=infos)
+                                            analysis=int(entry["analysis"]), level_info=infos, partnership=four)
         listed = set(entries)
         if keep_missing:
             return

@@ -193,7 +193,8 @@ class Routes(Bus):
         if conn not in self.cid_of:
             return
         entry = {"user": self._user(conn), "levels": conn.levels, "capacity": conn.capacity,
-                 "analysis": conn.analysis, "level_info": [i.model_dump() for i in msg.level_info]}
+                 "analysis": conn.analysis, "level_info": [i.model_dump() for i in msg.level_info],
+                 "partnership": [i.model_dump() for i in msg.partnership_levels]}
         self._bot_entries[self.cid_of[conn]] = json.dumps(entry)
         await self.redis.hset(BOTS, f"{self.node}:{self.cid_of[conn]}", self._bot_entries[self.cid_of[conn]])
         self._send(ALL, {"op": "bots", "from": self.node})
