@@ -1,0 +1,125 @@
+"""Four-player rooms in-process (store and transport in memory): leaving, time, the last person, seated bots.
+
+The same through the real server, PostgreSQL and the agent is in test_partnership.py and
+test_partnership_bots.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from server.game.connection import Connection
+from server.game.hub import Hub
+from server.game.partnership.room import FourRoom
+from server.game.records import MemoryStore
+from server.game.transport import MemoryTransport
+from server.protocol import LevelInfo
+from tests.server.test_game_service import last_table, make_hub, player, send
+
+RULES = [LevelInfo(name="rules", time_ms=100)]
+
+
+async def bot(hub: Hub) -> tuple[Connection, MemoryTransport]:
+    """Connect a bot that plays the four-player level ``rules`` (it never answers: turns wait with it)."""
+    transport = MemoryTransport()
+    conn = Connection(send_text=transport.send_text, user_id=999, username="bot-x", role="bot")
+    await hub.connect(conn)
+    await hub.register_bot(conn, levels=["normal"], capacity=8, analysis=0, level_info=[], partnership=RULES)
+    return conn, transport
+
+
+async def four_people(hub: Hub, **create: Any) -> tuple[str, list[tuple[Connection, MemoryTransport]]]:
+    people = [await player(hub, i + 1, f"p{i}") for i in range(4)]
+    await send(hub, people[0][0], type="create_table", game="partnership", opponent="invite", **create)
+    t = last_table(people[0][1])
+    for seat in (1, 2, 3):
+        await send(hub, people[seat][0], type="join_table", table_id=t["id"], invite=t["invite"], seat=seat)
+    assert last_table(people[3][1])["status"] == "playing"
+    return t["id"], people
+
+
+def room_of(hub: Hub, table_id: str) -> FourRoom:
+    room = hub.rooms.by_id[table_id]
+    assert isinstance(room, FourRoom)
+    return room
+
+
+def test_a_person_out_of_time_is_replaced_by_a_bot_and_watches_on() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        await bot(hub)
+        table_id, people = await four_people(hub, target=21)
+        room = room_of(hub, table_id)
+        assert room.table.deal is not None
+        late = room.table.deal.to_move
+        room.table.deadline = time.time() - 1
+        async with room.lock:
+            await room.tick(time.time())
+        t = last_table(people[(late + 1) % 4][1])
+        assert t["players"][late]["is_bot"] and t["players"][late]["replaced"] == f"p{late}"
+        events = [m["event"] for m in people[(late + 1) % 4][1].of_type("table")]
+        assert {"kind": "bot_took_seat", "seat": late, "replaced": f"p{late}", "cause": "timeout"} in events
+        assert [(x.seat, x.user_id, x.cause) for x in store.leaves] == [(late, late + 1, "timeout")]
+        assert last_table(people[late][1])["you"] is None  # the late one watches the table go on
+        assert table_id in people[late][0].watching
+    asyncio.run(main())
+
+
+def test_a_person_away_past_the_grace_is_replaced_and_the_last_person_leaving_abandons() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        await bot(hub)
+        people = [await player(hub, i + 1, f"p{i}") for i in range(2)]
+        await send(hub, people[0][0], type="create_table", game="partnership", target=0,
+                   bots=[None, None, "rules", "rules"])
+        t = last_table(people[0][1])
+        assert t["status"] == "waiting" and [p and p["username"] for p in t["players"]][2:] == ["bot-rules",
+                                                                                                "bot-rules-2"]
+        await send(hub, people[1][0], type="join_table", table_id=t["id"])
+        assert last_table(people[1][1])["status"] == "playing"
+        room = room_of(hub, t["id"])
+        await hub.disconnect(people[1][0])
+        seat = room.table.seats[1]
+        assert seat is not None and seat.disconnected_at is not None
+        seat.disconnected_at -= hub.settings.reconnect_grace_s + 1
+        async with room.lock:
+            await room.tick(time.time())
+        assert room.table.seats[1] is not None and room.table.seats[1].is_bot
+        assert store.leaves[-1].cause == "connection" and room.table.replaced[1] == "p1"
+        # The last person leaves: the deal is abandoned (stored), the table closes.
+        await send(hub, people[0][0], type="leave_table", table_id=t["id"])
+        assert people[0][1].of_type("left")
+        game_id = room.table.game_id
+        assert game_id is not None and store.ends[game_id].reason == "abandoned"
+        assert store.ends[game_id].winner is None and t["id"] not in hub.tables
+    asyncio.run(main())
+
+
+def test_seats_of_a_waiting_table_are_taken_freed_and_filled_with_bots() -> None:
+    async def main() -> None:
+        hub = make_hub()
+        await bot(hub)
+        a, b, c = [await player(hub, i + 1, n) for i, n in enumerate(("ann", "bob", "cy"))]
+        await send(hub, a[0], type="create_table", game="partnership")
+        t = last_table(a[1])
+        await send(hub, b[0], type="join_table", table_id=t["id"], seat=2)
+        assert last_table(a[1])["players"][2]["username"] == "bob"
+        await send(hub, c[0], type="join_table", table_id=t["id"], seat=2)
+        assert c[1].of_type("error")[-1]["code"] == "seat_taken"
+        await send(hub, b[0], type="seat_bot", table_id=t["id"], seat=1, level="rules")
+        assert b[1].of_type("error")[-1]["code"] == "not_seated"  # only the creator seats bots
+        await send(hub, b[0], type="leave_table", table_id=t["id"])
+        assert last_table(a[1])["players"][2] is None and last_table(a[1])["status"] == "waiting"
+        for seat in (1, 2):
+            await send(hub, a[0], type="seat_bot", table_id=t["id"], seat=seat, level="rules")
+        assert last_table(a[1])["status"] == "waiting"
+        await send(hub, c[0], type="join_table", table_id=t["id"])  # the first free seat: 3
+        table = last_table(c[1])
+        assert table["you"] == 3 and table["status"] == "playing"
+        await send(hub, a[0], type="seat_bot", table_id=t["id"], seat=1, level="rules")
+        assert a[1].of_type("error")[-1]["code"] == "bad_message"  # not while the deal runs
+    asyncio.run(main())
