@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
-from server.protocol_four import CreatePartnershipTable, PartnershipBotTurn, SeatBot
+from server.protocol_four import CreatePartnershipTable, PartnershipBotTurn, SeatBot, SeekPartnership
 from tressette import MATCH_TARGETS, VariantName
 
 MAX_DB_INT = 2**31 - 1
@@ -59,6 +59,8 @@ class Seek(_Msg):
     """Play a person: be paired with someone seeking the same game and format, or wait in the queue."""
 
     type: Literal["seek"]
+    game: Literal["duel"] = "duel"
+    """The two-player game; ``"partnership"`` is read as ``protocol_four.SeekPartnership``."""
     variant: VariantName = "tressette"
     target: int = Field(default=0, strict=True)
     """The format, as in :class:`CreateTable`."""
@@ -194,6 +196,7 @@ ClientMessage = Annotated[
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 CREATE_PARTNERSHIP: TypeAdapter[CreatePartnershipTable] = TypeAdapter(CreatePartnershipTable)
+SEEK_PARTNERSHIP: TypeAdapter[SeekPartnership] = TypeAdapter(SeekPartnership)
 """A ``create_table`` whose ``game`` is ``"partnership"`` is read with this shape instead (docs/protocol-four.md)."""
 CLIENT_TYPES = {"create_table", "join_table", "watch_table", "open_table", "leave_table", "play", "rematch", "chat", "ping",
                 "bot_hello", "analysis", "seek", "cancel_seek", "seat_bot"}

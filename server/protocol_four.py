@@ -54,6 +54,18 @@ class CreatePartnershipTable(_Msg):
         return self
 
 
+class SeekPartnership(_Msg):
+    """Quick pairing for four: wait for three more seekers of ``target`` (or a named friend and two more)."""
+
+    type: Literal["seek"]
+    game: Literal["partnership"]
+    target: int = Field(default=0, strict=True)
+    partner: str | None = Field(default=None, min_length=1, max_length=32)
+    """A friend's username: two seekers who name each other sit across, as partners."""
+
+    _format = field_validator("target")(_a_partnership_format)
+
+
 class SeatBot(_Msg):
     """The table's creator fills a free seat of a waiting four-player table with a bot of ``level``."""
 

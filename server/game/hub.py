@@ -39,6 +39,7 @@ from server.game.sessions import Sessions
 from server.game.tables import Table
 from server.metrics import Metrics
 from server.protocol import CancelSeek, LevelInfo, Seek
+from server.protocol_four import SeekPartnership
 from server.settings import Settings
 from tressette import Variant
 
@@ -98,7 +99,8 @@ class Hub:
         self.clock = Clock(self.rooms, self.lobby)
         self.restorer = Restore(self.rooms)
         self.pairing = Matchmaker(self.rooms, self.lobby)
-        self.router.here.update({Seek: self.pairing.on_seek, CancelSeek: self.pairing.on_cancel})
+        self.router.here.update({Seek: self.pairing.on_seek, CancelSeek: self.pairing.on_cancel,
+                                 SeekPartnership: self.pairing.on_seek})
         self.lobby.seated = self.pairing.seated
         self.clock.chores.append(self.pairing.tick)
         self._tables = TablesView(self.rooms.by_id)

@@ -26,6 +26,7 @@ from server.protocol import (
     CLIENT_MESSAGE,
     CLIENT_TYPES,
     CREATE_PARTNERSHIP,
+    SEEK_PARTNERSHIP,
     AnalysisReport,
     BotHello,
     Chat,
@@ -118,8 +119,10 @@ class Router:
             return
         msg: Any  # one of the client messages; a table's command has a ``table_id``
         try:
-            if kind == "create_table" and data.get("game") == "partnership":  # the four-player shape
+            if kind == "create_table" and data.get("game") == "partnership":  # the four-player shapes
                 msg = CREATE_PARTNERSHIP.validate_python(data)
+            elif kind == "seek" and data.get("game") == "partnership":
+                msg = SEEK_PARTNERSHIP.validate_python(data)
             else:
                 msg = CLIENT_MESSAGE.validate_python(data)
         except ValidationError as exc:

@@ -123,3 +123,27 @@ def test_seats_of_a_waiting_table_are_taken_freed_and_filled_with_bots() -> None
         await send(hub, a[0], type="seat_bot", table_id=t["id"], seat=1, level="rules")
         assert a[1].of_type("error")[-1]["code"] == "bad_message"  # not while the deal runs
     asyncio.run(main())
+
+
+def test_four_seekers_make_a_table_and_friends_who_name_each_other_sit_across() -> None:
+    async def main() -> None:
+        hub = make_hub()
+        people = [await player(hub, i + 1, n) for i, n in enumerate(("ann", "bob", "cy", "dee", "eve"))]
+        await send(hub, people[4][0], type="seek", variant="tressette", target=0)  # a two-player seek: apart
+        await send(hub, people[0][0], type="seek", game="partnership", target=21, partner="dee")
+        await send(hub, people[1][0], type="seek", game="partnership", target=21)
+        await send(hub, people[2][0], type="seek", game="partnership", target=21)
+        seeking = people[2][1].of_type("seeking")[-1]
+        assert (seeking["variant"], seeking["target"], seeking["waiting"]) == ("partnership", 21, 3)
+        assert not people[0][1].of_type("seek_ended")
+        await send(hub, people[3][0], type="seek", game="partnership", target=21, partner="ann")
+        for _, transport in people[:4]:
+            assert transport.of_type("seek_ended")[-1]["reason"] == "paired"
+        t = last_table(people[0][1])
+        names = [p["username"] for p in t["players"]]
+        assert t["game"] == "partnership" and t["status"] == "playing" and t["target"] == 21
+        assert abs(names.index("ann") - names.index("dee")) == 2  # partners across
+        assert not people[4][1].of_type("seek_ended")  # the two-player seeker waits on
+        await send(hub, people[4][0], type="seek", game="partnership", target=11)
+        assert people[4][1].of_type("error")[-1]["code"] == "bad_message"
+    asyncio.run(main())

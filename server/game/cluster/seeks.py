@@ -16,7 +16,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
-from server.game.pairing.policy import SeekEntry, Widening, match
+from server.game.pairing.policy import SeekEntry, Widening, groups
 
 SEEKS = "treset:seeks"
 """Hash: user id -> that user's seek (:meth:`SeekEntry.encode`)."""
@@ -56,7 +56,7 @@ class RedisQueue:
         return [s for s in (SeekEntry.decode(str(v)) for v in raw.values()) if self.alive(s.node)]
 
     async def take_pairs(self, *, now: float, widening: Widening,
-                         mine: Callable[[SeekEntry], bool]) -> list[tuple[SeekEntry, SeekEntry]]:
+                         mine: Callable[[SeekEntry], bool]) -> list[tuple[SeekEntry, ...]]:
         """Take the pairs to make now in which a seek is ``mine`` (and drop the seeks of dead processes)."""
         async with self.redis.pipeline(transaction=True) as pipe:
             for _ in range(TRIES):
@@ -65,8 +65,8 @@ class RedisQueue:
                     raw = await pipe.hgetall(SEEKS)
                     seeks = [SeekEntry.decode(str(v)) for v in raw.values()]
                     dead = [str(s.user_id) for s in seeks if not self.alive(s.node) and now - s.since > DEAD_AFTER_S]
-                    pairs = [(a, b) for a, b in match([s for s in seeks if self.alive(s.node)], now=now,
-                                                      widening=widening) if mine(a) or mine(b)]
+                    pairs = [g for g in groups([s for s in seeks if self.alive(s.node)], now=now, widening=widening)
+                             if any(mine(s) for s in g)]
                     gone = dead + [str(s.user_id) for pair in pairs for s in pair]
                     if not gone:
                         await pipe.unwatch()  # type: ignore[no-untyped-call]

@@ -18,14 +18,17 @@ import secrets
 import time
 from typing import Any
 
-from server.game.anyroom import AnyRoom
+from server.game.anyroom import AnyRoom, FourRoom
 from server.game.connection import Connection
 from server.game.lobby import Lobby
-from server.game.pairing.policy import MemoryQueue, SeekEntry, SeekQueue, Widening, waiting_counts
+from server.game.pairing.policy import FOUR, MemoryQueue, SeekEntry, SeekQueue, Widening, waiting_counts
+from server.game.partnership.table import FourTable
 from server.game.rooms import Rooms
 from server.game.tables import Seat, Table
 from server.protocol import CancelSeek, Seek, SeekEnded, Seeking, error, out
+from server.protocol_four import SeekPartnership
 from tressette import Variant
+from tressette.partnership import PartnershipOptions
 
 log = logging.getLogger("treset.pairing")
 
@@ -64,21 +67,27 @@ class Matchmaker:
 
     # ----- the socket's messages ---------------------------------------------------------
 
-    async def on_seek(self, conn: Connection, msg: Seek) -> None:
-        """Seek an opponent for ``conn`` (pair at once if someone fits, else wait in the queue)."""
+    async def on_seek(self, conn: Connection, msg: Seek | SeekPartnership) -> None:
+        """Seek an opponent for ``conn`` (pair at once if someone fits, else wait in the queue).
+
+        A four-player seek (:class:`SeekPartnership`) waits for three more (its variant is ``partnership``).
+        """
         if conn.role == "bot":
             await conn.send(error("bad_message", "bots do not seek opponents", msg.type))
             return
         if await self.lobby.over_table_limit(conn, msg.type, waiting=False):
             return
+        variant = FOUR if isinstance(msg, SeekPartnership) else msg.variant
+        partner = (msg.partner or "") if isinstance(msg, SeekPartnership) else ""
         held = self.held.get(conn.user_id)
-        if held is not None and held[0] is conn and held[1].format == (msg.variant, msg.target):
+        if (held is not None and held[0] is conn and held[1].format == (variant, msg.target)
+                and held[1].partner == partner):
             self.told.pop(conn.user_id, None)  # the same seek again: it keeps its place
             await self._tell(conn, held[1], await self.queue.all())
             return
-        rating = await self.rooms.store.rating(conn.user_id, msg.variant)
-        seek = SeekEntry(user_id=conn.user_id, username=conn.username, role=conn.role, variant=msg.variant,
-                         target=msg.target, rating=rating, since=time.time(), node=self.node)
+        rating = await self.rooms.store.rating(conn.user_id, variant)
+        seek = SeekEntry(user_id=conn.user_id, username=conn.username, role=conn.role, variant=variant,
+                         target=msg.target, rating=rating, since=time.time(), node=self.node, partner=partner)
         if held is not None and held[0] is not conn:
             await held[0].send(out(SeekEnded(reason="replaced")))
         self.held[conn.user_id] = (conn, seek)  # before the queue has it: a pair made at once finds it here
@@ -170,14 +179,20 @@ class Matchmaker:
         def mine(seek: SeekEntry) -> bool:
             held = self.held.get(seek.user_id)
             return seek.node == self.node and held is not None and held[1] == seek
-        for a, b in await self.queue.take_pairs(now=time.time(), widening=self.widening, mine=mine):
-            await self._open(a, b)
+        for group in await self.queue.take_pairs(now=time.time(), widening=self.widening, mine=mine):
+            await self._open(group)
 
-    async def _open(self, a: SeekEntry, b: SeekEntry) -> None:
-        """Open a table for the pair ``a`` (the older seek, seat 0) and ``b``, and seat them both."""
-        table = Table(id=secrets.token_hex(4), variant=Variant(a.variant), opponent="anyone", target=a.target)
+    async def _open(self, group: tuple[SeekEntry, ...]) -> None:
+        """Open a table for the pair (the older seek at seat 0) or the four (by seat), and seat them all."""
+        a = group[0]
+        table: Table | FourTable
+        if len(group) == 4:
+            table = FourTable(id=secrets.token_hex(4), opponent="anyone", target=a.target,
+                              options=PartnershipOptions.default_for(a.target))
+        else:
+            table = Table(id=secrets.token_hex(4), variant=Variant(a.variant), opponent="anyone", target=a.target)
         conns: list[Connection | None] = []
-        for i, seek in enumerate((a, b)):
+        for i, seek in enumerate(group):
             held = self._drop(seek.user_id) if seek.node == self.node else None
             conn = held[0] if held is not None and not held[0].closed else None
             conns.append(conn)
@@ -188,7 +203,8 @@ class Matchmaker:
         try:
             if portal:
                 await portal.own(table)
-            room = self.rooms.add(table)
+            room = self.rooms.keep(FourRoom(table, self.rooms)) if isinstance(table, FourTable) else \
+                self.rooms.add(table)
             for i, conn in enumerate(conns):
                 if conn is not None:
                     self.rooms.seats.attach(conn, table, i)
@@ -197,19 +213,19 @@ class Matchmaker:
         except Exception:
             log.exception("the table of a pair could not be opened")
             self.rooms.forget(table.id)
-            for seek, conn in zip((a, b), conns, strict=True):
+            for seek, conn in zip(group, conns, strict=True):
                 if conn is not None:
                     await conn.send(error("internal", "the paired table could not be opened; seek again", "seek"))
                     await conn.send(out(SeekEnded(reason="failed")))
                 elif portal:
                     portal.broadcast("unseek", user_id=seek.user_id, reason="failed", node=seek.node)
             return
-        for seek, conn in zip((a, b), conns, strict=True):
+        for seek, conn in zip(group, conns, strict=True):
             if conn is not None:
                 await conn.send(out(SeekEnded(reason="paired", table_id=table.id)))
             elif portal:  # its process asks this one to seat its socket
                 portal.tell_paired(seek.node, seek.user_id, table.id)
-        log.info("paired %s (%.0f) and %s (%.0f) at %s", a.username, a.rating, b.username, b.rating, table.id)
+        log.info("paired %s at %s", ", ".join(f"{s.username} ({s.rating:.0f})" for s in group), table.id)
         self.rooms.lobby_changed()
 
     async def _tell(self, conn: Connection, seek: SeekEntry, seeks: list[SeekEntry]) -> None:

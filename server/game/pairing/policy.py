@@ -46,6 +46,8 @@ class SeekEntry:
     """When the seek began (seconds since epoch): the older seek is served first."""
     node: str = ""
     """The process whose socket sent the seek ("" for a process alone)."""
+    partner: str = ""
+    """A four-player seek: the username of the friend to sit across from (both must name each other)."""
 
     @property
     def format(self) -> Format:
@@ -90,13 +92,17 @@ def by_age(seeks: Iterable[SeekEntry]) -> list[SeekEntry]:
     return sorted(seeks, key=lambda s: (s.since, s.user_id))
 
 
+FOUR = "partnership"
+"""The ``variant`` of a four-player seek (its format is ``("partnership", target)``)."""
+
+
 def match(seeks: Iterable[SeekEntry], *, now: float, widening: Widening) -> list[tuple[SeekEntry, SeekEntry]]:
     """Return the pairs to make now: each seek, oldest first, with the oldest compatible seek not yet paired.
 
     Each pair is ``(older, newer)``. A user appears at most once (the caller keeps one seek per user;
-    a second one of the same user is never its pair).
+    a second one of the same user is never its pair). Four-player seeks are :func:`match_four`'s.
     """
-    waiting = by_age(seeks)
+    waiting = by_age(s for s in seeks if s.variant != FOUR)
     taken: set[int] = set()
     pairs = []
     for i, a in enumerate(waiting):
@@ -108,6 +114,75 @@ def match(seeks: Iterable[SeekEntry], *, now: float, widening: Widening) -> list
                 pairs.append((a, b))
                 break
     return pairs
+
+
+def match_four(seeks: Iterable[SeekEntry], *, now: float, widening: Widening) -> list[tuple[SeekEntry, ...]]:
+    """Return the four-player tables to make now, each as its seats 0..3.
+
+    Two seeks that name each other as ``partner`` are one unit (their mean rating), seated across;
+    the others are units of one. The oldest unit first takes, oldest first, the units of its format
+    whose ratings are within the range of its wait, until four seats are full.
+
+    >>> w = Widening(start=200, per_s=10, most=1000)
+    >>> s = [SeekEntry(i, n, "player", FOUR, 21, 1500 + 50 * i, i, partner=p)
+    ...      for i, (n, p) in enumerate([("a", "c"), ("b", ""), ("c", "a"), ("d", ""), ("e", "")])]
+    >>> [x.username for x in match_four(s, now=10, widening=w)[0]]
+    ['a', 'b', 'c', 'd']
+    """
+    waiting = by_age(s for s in seeks if s.variant == FOUR)
+    by_name = {s.username: s for s in waiting}
+    units: list[list[SeekEntry]] = []
+    placed: set[int] = set()
+    for s in waiting:
+        if s.user_id in placed:
+            continue
+        mate = by_name.get(s.partner) if s.partner else None
+        if mate is not None and mate.partner == s.username and mate.format == s.format and mate.user_id != s.user_id:
+            units.append([s, mate])
+            placed |= {s.user_id, mate.user_id}
+        else:
+            units.append([s])
+            placed.add(s.user_id)
+    tables: list[tuple[SeekEntry, ...]] = []
+    used: set[int] = set()
+    for i, first in enumerate(units):
+        if i in used:
+            continue
+        rating = sum(x.rating for x in first) / len(first)
+        width = widening.width(now - first[0].since)
+        chosen = [i]
+        size = len(first)
+        for j in range(i + 1, len(units)):
+            unit = units[j]
+            if j in used or size + len(unit) > 4 or unit[0].format != first[0].format:
+                continue
+            if abs(sum(x.rating for x in unit) / len(unit) - rating) <= width:
+                chosen.append(j)
+                size += len(unit)
+            if size == 4:
+                break
+        if size == 4:
+            used.update(chosen)
+            tables.append(_seats([units[k] for k in chosen]))
+    return tables
+
+
+def _seats(units: list[list[SeekEntry]]) -> tuple[SeekEntry, ...]:
+    """Seat the units of a four-player table: partners across (0 and 2, then 1 and 3), the others in the gaps."""
+    seats: list[SeekEntry | None] = [None] * 4
+    for unit in sorted(units, key=len, reverse=True):
+        if len(unit) == 2:
+            across = 0 if seats[0] is None else 1
+            seats[across], seats[across + 2] = unit
+        else:
+            seats[seats.index(None)] = unit[0]
+    return tuple(s for s in seats if s is not None)
+
+
+def groups(seeks: Iterable[SeekEntry], *, now: float, widening: Widening) -> list[tuple[SeekEntry, ...]]:
+    """Return every table to make now: the two-player pairs (:func:`match`) and four-player tables."""
+    seeks = list(seeks)
+    return [*match(seeks, now=now, widening=widening), *match_four(seeks, now=now, widening=widening)]
 
 
 def waiting_counts(seeks: Iterable[SeekEntry]) -> Counter[Format]:
@@ -128,8 +203,8 @@ class SeekQueue(Protocol):
         """Return every seek in the queue."""
 
     async def take_pairs(self, *, now: float, widening: Widening,
-                         mine: Callable[[SeekEntry], bool]) -> list[tuple[SeekEntry, SeekEntry]]:
-        """Take out of the queue, at once, the pairs :func:`match` makes in which a seek is ``mine``; return them.
+                         mine: Callable[[SeekEntry], bool]) -> list[tuple[SeekEntry, ...]]:
+        """Take out of the queue, at once, the tables :func:`groups` makes in which a seek is ``mine``; return them.
 
         No seek is ever taken twice, whoever else takes pairs at the same time.
         """
@@ -157,12 +232,13 @@ class MemoryQueue:
         return list(self.seeks.values())
 
     async def take_pairs(self, *, now: float, widening: Widening,
-                         mine: Callable[[SeekEntry], bool]) -> list[tuple[SeekEntry, SeekEntry]]:
-        """Take the pairs to make now (no await between the look and the taking: nobody else takes them)."""
-        pairs = [(a, b) for a, b in match(self.seeks.values(), now=now, widening=widening) if mine(a) or mine(b)]
-        for a, b in pairs:
-            del self.seeks[a.user_id], self.seeks[b.user_id]
-        return pairs
+                         mine: Callable[[SeekEntry], bool]) -> list[tuple[SeekEntry, ...]]:
+        """Take the tables to make now (no await between the look and the taking: nobody else takes them)."""
+        tables = [g for g in groups(self.seeks.values(), now=now, widening=widening) if any(mine(s) for s in g)]
+        for group in tables:
+            for s in group:
+                del self.seeks[s.user_id]
+        return tables
 
     def health(self) -> dict[str, Any]:
         """Return how many seek now."""
