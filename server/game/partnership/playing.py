@@ -263,21 +263,27 @@ class PartnershipPlaying:
             game_id=table.game_id, match_id=table.match_id, seat=seat, user_id=s.user_id,
             opponents=(opponents[0].user_id if opponents[0] else 0, opponents[1].user_id if opponents[1] else 0),
             cause=cause), fence=table.fenced))
-        level = self.substitute_level()
-        taken = {x.username for x in table.seats if x is not None}
-        name = next(n for n in (f"bot-{level}", *(f"bot-{level}-{i}" for i in range(2, 9))) if n not in taken)
-        player = await self.store.bot_account(name)
+        substitute = await self.bot_seat(self.substitute_level())
         self.seats.detach(table.id, seat)
-        table.seats[seat] = Seat.bot(player.user_id, player.username)
+        table.seats[seat] = substitute
         table.replaced[seat] = s.username
         if table.status == "finished":
             table.rematch[seat] = True
+        else:  # the bot's own clock starts now
+            table.deadline = time.time() + self.settings.move_timeout_s
         await self.broadcast({"kind": "bot_took_seat", "seat": seat, "replaced": s.username, "cause": cause})
         self.rooms.lobby_changed()
         if table.status == "playing":
             await self.dispatch_bot()
         else:
             await self.after_deal()
+
+    async def bot_seat(self, level: str) -> Seat:
+        """Return a bot seat of ``level`` with an account no other seat of the table uses (``bot-LEVEL-2``, ...)."""
+        taken = {s.username for s in self.table.seats if s is not None}
+        name = next(n for n in (f"bot-{level}", *(f"bot-{level}-{i}" for i in range(2, 9))) if n not in taken)
+        player = await self.store.bot_account(name)
+        return Seat.bot(player.user_id, player.username)
 
     def substitute_level(self) -> str:
         """Return the level of the bot that takes a leaver's seat: the table's, else the first one served."""

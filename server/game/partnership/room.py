@@ -15,6 +15,7 @@ import time
 
 from server.game.connection import Connection
 from server.game.partnership.playing import PartnershipPlaying
+from server.game.records import MatchEnd
 from server.game.replies import no_table, not_seated
 from server.game.tables import Seat
 from server.protocol import (
@@ -141,13 +142,6 @@ class FourRoom(PartnershipPlaying):
         await self.seat(None, msg.seat, await self.bot_seat(msg.level))
         self.rooms.lobby_changed()
 
-    async def bot_seat(self, level: str) -> Seat:
-        """Return a bot seat of ``level`` with an account no other seat of the table uses."""
-        taken = {s.username for s in self.table.seats if s is not None}
-        name = next(n for n in (f"bot-{level}", *(f"bot-{level}-{i}" for i in range(2, 9))) if n not in taken)
-        player = await self.store.bot_account(name)
-        return Seat.bot(player.user_id, player.username)
-
     async def on_join(self, conn: Connection, msg: JoinTable) -> bool:
         """Check a join (the caller holds the user's lock and counts their tables); return True if seated."""
         table = self.table
@@ -210,7 +204,6 @@ class FourRoom(PartnershipPlaying):
             await self.stored(self.store.end_game(end, fence=table.fenced))
             await self.store.settle(end.game_id)
         elif table.match_going_on and table.match is not None and table.match_id is not None:
-            from server.game.records import MatchEnd
             await self.stored(self.store.end_match(MatchEnd(table.match_id, table.match.scores, table.match.deals,
                                                             None, "abandoned"), fence=table.fenced))
         for seat in table.people:
