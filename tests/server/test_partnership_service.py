@@ -147,3 +147,48 @@ def test_four_seekers_make_a_table_and_friends_who_name_each_other_sit_across() 
         await send(hub, people[4][0], type="seek", game="partnership", target=11)
         assert people[4][1].of_type("error")[-1]["code"] == "bad_message"
     asyncio.run(main())
+
+
+async def play_out(hub: Hub, people: list[tuple[Connection, MemoryTransport]], table_id: str,
+                   signal: str | None = None) -> dict[str, Any]:
+    """Play the deal out, each seat its first legal card (with ``signal`` when it leads from the second trick)."""
+    while True:
+        t = last_table(people[0][1])
+        if t["status"] != "playing":
+            return t
+        seat = t["view"]["to_move"]
+        view = last_table(people[seat][1])["view"]
+        extra = {"signal": signal} if signal and not view["table"] and view["tricks"] else {}
+        await send(hub, people[seat][0], type="play", table_id=table_id, card=view["legal"][0], **extra)
+        if extra and people[seat][1].of_type("error"):
+            return last_table(people[0][1])
+
+
+def test_options_off_refuse_declarations_and_signals_and_a_rematch_passes_the_lead_on() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        table_id, people = await four_people(hub, target=0, declarations=False, signals=False)
+        t = last_table(people[0][1])
+        assert t["options"] == {"declarations": False, "signals": False} and t["view"]["declarable"] == []
+        first = t["view"]["to_move"]
+        mover = people[first]
+        await send(hub, mover[0], type="play", table_id=table_id, card=last_table(mover[1])["view"]["legal"][0],
+                   declarations=[{"kind": "four", "rank": "3"}])
+        error = mover[1].of_type("error")[-1]
+        assert error["params"]["reason"] == "bad_declaration"
+        assert error["params"]["detail"] in ("declaration_not_allowed", "false_declaration")
+        # A signal at a table without signals: refused in the second trick, nothing changes.
+        await play_out(hub, people, table_id, signal="busso")
+        refused = [e for _, tr in people for e in tr.of_type("error") if e["params"].get("reason") == "bad_signal"]
+        assert refused and refused[0]["params"]["detail"] == "signal_not_allowed"
+        end = await play_out(hub, people, table_id)
+        assert end["status"] == "finished" and end["result"]["declared"] == [0, 0]
+        assert end["result"]["rated"] is True and sum(end["result"]["points"]) == 11
+        for conn, _ in people:
+            await send(hub, conn, type="rematch", table_id=table_id)
+        again = last_table(people[0][1])
+        assert again["status"] == "playing" and again["deal_number"] == 2
+        assert again["view"]["first_leader"] == (first + 1) % 4  # the lead passes to the next seat
+        assert len(store.games) == 2 and all(len(g.players) == 4 for g in store.games.values())
+    asyncio.run(main())
