@@ -70,7 +70,7 @@ async def bot_series(body: BotSeries, request: Request, _: Admin) -> dict[str, A
 
 
 @router.get("/games")
-def games(session: DB, _: Admin, player: str | None = None, variant: VariantName | None = None,
+def games(session: DB, _: Admin, player: str | None = None, variant: VariantName | Literal["partnership"] | None = None,
           date_from: date | None = None, date_to: date | None = None, result: Literal["won", "lost"] | None = None,
           bot_level: str | None = None, status: Literal["finished", "playing", "any"] = "finished",
           limit: Annotated[int, Query(ge=1, le=500)] = 50, offset: Annotated[int, Query(ge=0, le=MAX_DB_INT)] = 0,

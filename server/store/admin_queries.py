@@ -335,14 +335,18 @@ def search_games(session: Session, f: GameFilters, *, limit: int = 50, offset: i
         raise FilterError("a result filter needs a player")
     if f.player:
         user_id = session.scalar(select(User.id).where(User.username == f.player))
-        stmt = stmt.where(or_(Game.player0_id == user_id, Game.player1_id == user_id))
-        if f.result:
-            seat_won = case((Game.player0_id == user_id, Game.winner_seat == 0), else_=Game.winner_seat == 1)
+        stmt = stmt.where(or_(Game.player0_id == user_id, Game.player1_id == user_id, Game.player2_id == user_id,
+                              Game.player3_id == user_id))
+        if f.result:  # (a four-player deal's winner_seat is a partnership: seats 0 and 2 are partnership 0)
+            seat_won = case((or_(Game.player0_id == user_id, Game.player2_id == user_id), Game.winner_seat == 0),
+                            else_=Game.winner_seat == 1)
             stmt = stmt.where(seat_won if f.result == "won" else ~seat_won)
     total = session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
     rows = session.execute(stmt.order_by(Game.id.desc()).limit(limit).offset(offset)).all()
     return {"total": total, "games": [
-        {"id": g.id, "variant": g.variant, "players": [a, b], "points": [g.points0, g.points1],
+        {"id": g.id, "variant": g.variant, "points": [g.points0, g.points1],
+         "players": [a, b] if g.n_players != 4 else [u.username if (u := session.get(User, uid)) else None for uid in
+                                                     (g.player0_id, g.player1_id, g.player2_id, g.player3_id)],
          "winner": g.winner_seat, "reason": g.end_reason, "bot_level": g.bot_level, "status": g.status,
          "started_at": _iso(g.started_at), "ended_at": _iso(g.ended_at), "analysis": analysis,
          "match_id": g.match_id, "match_deal": g.match_deal}

@@ -119,6 +119,13 @@ def test_a_person_and_three_bots_play_a_whole_match(served: LiveServer, pg_url: 
     assert row["partner"] == (user["username"] if row["seat"] == 2 else "bot-rules-2" if row["seat"] == 0 else
                               "bot-rules-3" if row["seat"] == 1 else "bot-rules")
     assert row["partnership"] == row["seat"] % 2 and len(row["hand"]) == 10
+    won = local_http.get(f"{served.url}/api/admin/games?variant=partnership&player={user['username']}&result=won",
+                         headers=admin, timeout=10).json()
+    assert won["total"] == sum(e["table"]["result"]["winner"] == 0 for e in ends)  # seat 0: partnership 0
+    listed = local_http.get(f"{served.url}/api/admin/games?variant=partnership&player={user['username']}",
+                            headers=admin, timeout=10).json()
+    assert listed["total"] == len(ends) and listed["games"][0]["players"][0] == user["username"]
+    assert listed["games"][0]["players"][1:] == ["bot-rules", "bot-rules-2", "bot-rules-3"]
     duel = local_http.get(f"{served.url}/api/admin/moves/export?format=ndjson", headers=admin, timeout=30).text
     assert duel.strip() == ""  # the two-player export holds two-player moves only
 
