@@ -192,3 +192,42 @@ def test_options_off_refuse_declarations_and_signals_and_a_rematch_passes_the_le
         assert again["view"]["first_leader"] == (first + 1) % 4  # the lead passes to the next seat
         assert len(store.games) == 2 and all(len(g.players) == 4 for g in store.games.values())
     asyncio.run(main())
+
+
+def test_a_restart_brings_back_a_deal_half_played_and_a_match_between_deals() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        hub = make_hub(store)
+        table_id, people = await four_people(hub, target=21, declarations=True)
+        end = await play_out(hub, people, table_id)
+        assert end["status"] == "finished" and end["match"]["end"] is None
+        first = end["view"]["first_leader"]
+        # A new process on the same store: the match waits between its deals, its people away.
+        again = make_hub(store)
+        assert again.restore() == 1
+        room = room_of(again, table_id)
+        assert room.table.status == "finished" and room.table.match is not None
+        assert list(room.table.match.scores) == end["match"]["scores"]
+        back = [await player(again, i + 1, f"p{i}") for i in range(4)]
+        for conn, _ in back:
+            await send(again, conn, type="rematch", table_id=table_id)
+        t = last_table(back[0][1])
+        assert t["status"] == "playing" and t["deal_number"] == 2 and t["view"]["first_leader"] == (first + 1) % 4
+        # Half the second deal, then another restart: the deal comes back as stored, declarations too.
+        for _ in range(18):
+            t = last_table(back[0][1])
+            seat = t["view"]["to_move"]
+            view = last_table(back[seat][1])["view"]
+            await send(again, back[seat][0], type="play", table_id=table_id, card=view["legal"][0],
+                       declarations=view["declarable"])
+        before = last_table(back[0][1])["view"]
+        third = make_hub(store)
+        assert third.restore() == 1
+        resumed = [await player(third, i + 1, f"p{i}") for i in range(4)]
+        view = last_table(resumed[0][1])["view"]
+        assert (view["tricks"], view["table"], view["declarations"]) == (before["tricks"], before["table"],
+                                                                          before["declarations"])
+        assert view["match"] == before["match"]
+        final = await play_out(third, resumed, table_id)
+        assert final["status"] == "finished" and final["deal_number"] == 2
+    asyncio.run(main())
