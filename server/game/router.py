@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from server.game.anyroom import AnyRoom
+from server.game.anyroom import AnyRoom, FourRoom
 from server.game.connection import Connection
 from server.game.limits import TokenBucket
 from server.game.lobby import Lobby
@@ -66,6 +66,14 @@ def _method(name: str) -> RoomHandler:
     return call
 
 
+async def _play(room: AnyRoom, conn: Connection, msg: Play) -> None:
+    """Take a card to its room; declarations and a signal belong to four-player tables only."""
+    if not isinstance(room, FourRoom) and (msg.declarations is not None or msg.signal is not None):
+        await conn.send(error("bad_message", "play: declarations and signal: only at a four-player table", msg.type))
+        return
+    await room.on_play(conn, msg)
+
+
 class Router:
     """Takes each parsed message to its handler or room (or, through the portal, to the table's process)."""
 
@@ -79,7 +87,7 @@ class Router:
         """The commands that concern no table."""
         self.at_room: dict[type, RoomHandler] = {
             JoinTable: lobby.join, WatchTable: _method("on_open"), OpenTable: _method("on_open"),
-            LeaveTable: _method("on_leave"), Play: _method("on_play"), Rematch: _method("on_rematch"),
+            LeaveTable: _method("on_leave"), Play: _play, Rematch: _method("on_rematch"),
             SeatBot: _method("on_seat_bot")}
         """The commands that change a table, taken under its lock (:data:`TABLE_COMMANDS`)."""
 

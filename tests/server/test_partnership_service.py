@@ -231,3 +231,21 @@ def test_a_restart_brings_back_a_deal_half_played_and_a_match_between_deals() ->
         final = await play_out(third, resumed, table_id)
         assert final["status"] == "finished" and final["deal_number"] == 2
     asyncio.run(main())
+
+
+def test_a_two_player_table_refuses_four_player_fields() -> None:
+    async def main() -> None:
+        from tests.server.test_game_service import two_players
+
+        hub = make_hub()
+        table_id, seats = await two_players(hub)
+        t = last_table(seats[0][1])
+        mover = seats[0] if t["view"]["to_move"] == t["you"] else seats[1]
+        view = last_table(mover[1])["view"]
+        assert view["legal"]
+        await send(hub, mover[0], type="play", table_id=table_id, card=view["legal"][0], signal="volo")
+        assert mover[1].of_type("error")[-1]["code"] == "bad_message"
+        await send(hub, mover[0], type="seat_bot", table_id=table_id, seat=1, level="rules")
+        assert mover[1].of_type("error")[-1]["code"] == "bad_message"
+        assert last_table(mover[1])["view"] == view  # nothing changed
+    asyncio.run(main())
