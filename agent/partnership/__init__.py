@@ -1,0 +1,5 @@
+"""The four-player partnership agent's search: the double-dummy solver (all four hands open).
+
+:mod:`agent.partnership.position` is an open position on bitmasks, :mod:`agent.partnership.solver_ref`
+the readable reference solver and the brute force it is checked against.
+"""
