@@ -1,4 +1,4 @@
-"""The four-player double-dummy solver: the reference against brute force."""
+"""The four-player double-dummy solver: reference against brute force, compiled against reference."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import random
 import pytest
 
 import agent.partnership.position
+import agent.partnership.solver
 from agent.partnership.position import OpenPosition
+from agent.partnership.solver import DoubleDummySolver
 from agent.partnership.solver_ref import ReferenceSolver, brute_force_values
 from tressette import TOTAL_POINTS, card_name, mask_of, parse_card
 from tressette.partnership import PartnershipDeal, partnership_of
@@ -51,6 +53,7 @@ def test_last_trick_by_hand() -> None:
     solution = ReferenceSolver().solve(position)
     # B 3 (seat 2) takes B 7, B AS, B 3, K 2: 3 + 1 + 1 thirds and the last trick's 3.
     assert solution.points == (18, 18) and solution.values == {parse_card("B 7"): 18}
+    assert DoubleDummySolver(bits=10).solve(position) == solution
 
 
 @pytest.mark.parametrize("tricks_left", [1, 2, 3])
@@ -76,8 +79,62 @@ def test_reference_equals_brute_force_on_thousands(tricks_left: int) -> None:
         assert solver.solve(OpenPosition.from_deal(deal)).values == brute_force_values(deal), f"seed {seed}"
 
 
+@pytest.mark.parametrize("tricks_left", [2, 4, 5])
+def test_compiled_equals_reference(tricks_left: int) -> None:
+    """The compiled solver gives every card the reference's value, and its best-card solve a best card."""
+    compiled = DoubleDummySolver(bits=16)  # a small shared table: clashes must not change an answer
+    reference = ReferenceSolver()
+    for seed in range({2: 300, 4: 150, 5: 40}[tricks_left]):
+        position = OpenPosition.from_deal(ending(seed, tricks_left, seed % 4))
+        expected = reference.solve(position)
+        assert compiled.solve(position) == expected, f"seed {seed}"
+        quick = compiled.solve(position, exact_all=False)
+        assert quick.points == expected.points and quick.card in expected.best_cards(), f"seed {seed}"
+
+
+@pytest.mark.slow
+def test_compiled_equals_reference_deeper() -> None:
+    """The same with six and seven tricks to play (the reference takes a second or more there)."""
+    compiled = DoubleDummySolver(bits=16)
+    reference = ReferenceSolver()
+    for seed in range(30):
+        position = OpenPosition.from_deal(ending(seed, 6 + seed % 2, seed % 4))
+        assert compiled.solve(position) == reference.solve(position), f"seed {seed}"
+
+
+def best_line_keeps_its_value(deal: PartnershipDeal, solver: DoubleDummySolver) -> None:
+    """Play a full deal by the solver's best cards: each value is kept to the end, where it is the score."""
+    expected = solver.value(OpenPosition.from_deal(deal))
+    while not deal.is_over:
+        solution = solver.solve(OpenPosition.from_deal(deal), exact_all=False)
+        assert solution.points[0] == expected
+        deal.play(solution.card)
+    assert deal.points[0] == expected
+
+
+def test_full_deal_best_line() -> None:
+    """A full deal (40 cards open) is solved, and its best line scores exactly its value."""
+    best_line_keeps_its_value(PartnershipDeal.new(1, random.Random(4)), DoubleDummySolver())
+
+
+@pytest.mark.slow
+def test_full_deals_compiled_values_are_consistent() -> None:
+    """On full deals, each card's exact value is what the position after it is worth to the mover's side."""
+    for seed in range(3):
+        solver = DoubleDummySolver()
+        deal = PartnershipDeal.new(seed % 4, random.Random(100 + seed))
+        position = OpenPosition.from_deal(deal)
+        solution = solver.solve(position)
+        side = partnership_of(solution.mover)
+        for card, value in solution.values.items():
+            child, _ = position.play(card)
+            final0 = solver.value(child)
+            assert (final0 if side == 0 else TOTAL_POINTS - final0) == value, f"seed {seed}, {card_name(card)}"
+        best_line_keeps_its_value(deal, solver)
+
+
 def test_doctests() -> None:
     """The modules' examples run."""
-    for module in (agent.partnership.position,):
+    for module in (agent.partnership.position, agent.partnership.solver):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0
