@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agent.kernels.cards import POINTS_ARR
+from agent.kernels.cards import POINTS_ARR, SUIT_ARR, SUIT_MASKS
 from agent.kernels.world import NOGIL, beats, legal_of
 from agent.search.solver import points_left
 from tressette.cards import LAST_TRICK_BONUS
@@ -78,13 +78,21 @@ def ordered_moves(hands: np.ndarray, mover: int, ntab: int, tmask: int, wseat: i
                 if c == hint:
                     sc = 10_000
                 elif ntab == 0:
-                    sc = 10 * p - c % 10
+                    if others & SUIT_MASKS[suit] & ((np.int64(1) << c) - 1):
+                        sc = 100 + c % 10 - 10 * p  # others hold a stronger card: lead low and cheap
+                    else:
+                        sc = 200 + 10 * p  # the strongest card out: a sure trick, the dearest first
+                elif wseat % 2 == mover % 2 and not beats(c, wcard):
+                    sc = 500 + p  # the partner wins it: load it
                 elif beats(c, wcard):
-                    sc = 1000 + tpts + p - c % 10
-                elif wseat % 2 == mover % 2:
-                    sc = 500 + p
+                    # Taking it: sure when the one opponent still to play (the next seat) holds nothing stronger.
+                    nxt = hands[(mover + 1) % 4] if ntab < 3 else 0
+                    if nxt & SUIT_MASKS[SUIT_ARR[wcard]] & ((np.int64(1) << c) - 1):
+                        sc = 300 + p
+                    else:
+                        sc = 1000 + tpts + p
                 else:
-                    sc = 100 - p
+                    sc = 100 - p  # the opponents win it: throw cheap
                 # Insertion in place, best first (at most 10 cards).
                 j = n
                 while j > 0 and scores[j - 1] < sc:

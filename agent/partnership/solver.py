@@ -26,7 +26,7 @@ from tressette.cards import POINTS, Card
 from tressette.partnership import N_SEATS, partnership_of, trick_winner
 
 
-def _trick(position: OpenPosition) -> tuple[int, int, int, int, int]:
+def kernel_trick(position: OpenPosition) -> tuple[int, int, int, int, int]:
     """Return the trick in progress as the kernel holds it: (ntab, tmask, wseat, wcard, tpts)."""
     if not position.table:
         return 0, 0, -1, -1, 0
@@ -56,7 +56,7 @@ class DoubleDummySolver:
     def future(self, position: OpenPosition, alpha: int = -INF, beta: int = INF) -> int:
         """Return partnership 0's thirds still to come under best play, fail-soft within (alpha, beta)."""
         h = position.hands
-        ntab, tmask, wseat, wcard, tpts = _trick(position)
+        ntab, tmask, wseat, wcard, tpts = kernel_trick(position)
         return int(search(h[0], h[1], h[2], h[3], position.leader, ntab, tmask, wseat, wcard, tpts,
                           alpha, beta, self.table, self.nodes))
 

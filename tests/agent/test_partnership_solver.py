@@ -5,13 +5,15 @@ from __future__ import annotations
 import doctest
 import random
 
+import numpy as np
 import pytest
 
 import agent.partnership.position
 import agent.partnership.solver
+from agent.partnership.kernel import ordered_moves
 from agent.partnership.position import OpenPosition
-from agent.partnership.solver import DoubleDummySolver
-from agent.partnership.solver_ref import ReferenceSolver, brute_force_values
+from agent.partnership.solver import DoubleDummySolver, kernel_trick
+from agent.partnership.solver_ref import ReferenceSolver, brute_force_values, ordered_cards
 from tressette import TOTAL_POINTS, card_name, mask_of, parse_card
 from tressette.partnership import PartnershipDeal, partnership_of
 
@@ -77,6 +79,20 @@ def test_reference_equals_brute_force_on_thousands(tricks_left: int) -> None:
     for seed in range(1000, 1000 + {2: 2000, 3: 1500, 4: 120}[tricks_left]):
         deal = ending(seed, tricks_left, seed % 4)
         assert solver.solve(OpenPosition.from_deal(deal)).values == brute_force_values(deal), f"seed {seed}"
+
+
+def test_compiled_tries_cards_in_the_reference_order() -> None:
+    """The kernel's classes and move order are the reference's, at every seat of a trick."""
+    out = np.empty(10, dtype=np.int64)
+    scores = np.empty(10, dtype=np.int64)
+    for seed in range(200):
+        deal = ending(seed, 1 + seed % 10, seed % 4)
+        position = OpenPosition.from_deal(deal)
+        ntab, tmask, wseat, wcard, tpts = kernel_trick(position)
+        hint = deal.legal_moves()[-1] if seed % 3 == 0 else -1
+        n = ordered_moves(np.array(position.hands, dtype=np.int64), position.to_move, ntab, tmask, wseat, wcard,
+                          tpts, hint, out, scores)
+        assert list(out[:n]) == ordered_cards(position, hint), f"seed {seed}"
 
 
 @pytest.mark.parametrize("tricks_left", [2, 4, 5])
