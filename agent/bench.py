@@ -6,6 +6,9 @@
 - exact-solver times over a fixed set of random 10-vs-10 endgames;
 - whole decisions at a time limit: how far past it they go, and how much time
   stopping once the card is settled saves against searching to the limit.
+
+``bench analysis`` measures the post-game analysis (:mod:`agent.analysis_bench`), ``bench
+partnership`` the four-player double-dummy solver (:mod:`agent.partnership.bench`).
 """
 
 from __future__ import annotations
@@ -180,12 +183,17 @@ def run(seconds: float = 2.0, positions: int = 6, time_ms: int = 1000, endgame_c
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``treset-agent bench [--json] [--seconds S] [--endgames N]``, or ``bench analysis ...``."""
+    """Run ``treset-agent bench [--json] [--seconds S] [--endgames N]``, ``bench analysis ...`` or
+    ``bench partnership ...``."""
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "analysis":
         from agent.analysis_bench import main as analysis_main
 
         return analysis_main(argv[1:])
+    if argv and argv[0] == "partnership":
+        from agent.partnership.bench import main as partnership_main
+
+        return partnership_main(argv[1:])
     parser = argparse.ArgumentParser(prog="treset-agent bench", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--seconds", type=float, default=2.0, help="time per playout measurement")

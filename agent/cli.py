@@ -130,7 +130,7 @@ COMMANDS = {
     "analyse": "print the post-game analysis of a deal record",
     "arena": "play duplicate deals between two players (lab: needs a checkout)",
     "pool": "add up arena results written with --json (lab: needs a checkout)",
-    "bench": "measure playouts, MCTS iterations, solver and analysis times",
+    "bench": "measure playouts, MCTS iterations, solver and analysis times (bench partnership: four players)",
     "serve": "connect to a server as a bot and play the seats it assigns",
     "fit-policy": "fit the opponent policy to the moves a portal's database logged",
 }

@@ -88,3 +88,16 @@ def test_the_mcts_rate_is_measured_when_no_iteration_fits_in_time() -> None:
     from agent.bench import mcts_iterations_per_s
 
     assert mcts_iterations_per_s(2, time_ms=0) > 0
+
+
+def test_bench_partnership_json_prints_every_figure() -> None:
+    """``bench partnership --json``: the four-player solver's times, median at most the maximum; bad options exit 2."""
+    run = _agent("bench", "partnership", "--json", "--deals", "1", "--endings", "3", "--analyses", "0", "--bits", "16")
+    assert run.returncode == 0, run.stderr
+    r = json.loads(run.stdout)
+    for key in ("full_best", "full_all", "last5_best", "last5_all"):
+        assert 0 < r[key]["ms_median"] <= r[key]["ms_max"] and r[key]["nodes_median"] > 0, key
+    assert r["last5_all"]["positions"] == 3 and sorted(r["depths"]) == [str(n) for n in range(2, 10)]
+    assert "analysis" not in r and r["table_rows"] == 2**16
+    bad = _agent("bench", "partnership", "--deals", "0")
+    assert bad.returncode == 2 and "--deals" in bad.stderr and "Traceback" not in bad.stderr
