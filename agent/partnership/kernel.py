@@ -2,7 +2,8 @@
 
 The same search as :class:`agent.partnership.solver_ref.ReferenceSolver` (minimax on
 partnership 0's thirds still to come, fail-soft alpha-beta, a transposition table at each
-trick's start, equivalent cards searched once, the same cut on the points still out), with
+trick's start keyed by relative ranks, equivalent cards searched once, the same move order and
+the same cut on the points still out), with
 principal variation search, written as a loop over an explicit stack of plies: numba cannot
 cache a self-recursive function (see :mod:`agent.search.solver`).  The card tables come from
 the rules package through :mod:`agent.kernels.cards`.
@@ -17,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from agent.kernels.cards import POINTS_ARR, SUIT_ARR, SUIT_MASKS
-from agent.kernels.world import NOGIL, beats, legal_of
+from agent.kernels.world import NOGIL, beats, legal_of, nth_card, popcount
 from agent.search.solver import points_left
 from tressette.cards import LAST_TRICK_BONUS
 
@@ -25,7 +26,8 @@ INF = 1000
 MAX_PLIES = 42
 """A search's depth: at most 40 cards to play, the position before them, and a spare."""
 TT_COLUMNS = 7
-"""A table row: the four hands (the leader in the fourth's high bits), lower bound, upper bound, best card."""
+"""A table row: the key's four words (:func:`canonical_key`), lower bound, upper bound, the best card's place
+(its suit * 16 + its index among the suit's live cards, strongest first)."""
 
 
 def new_table(bits: int = 20) -> np.ndarray:
@@ -44,10 +46,32 @@ def _shift(rows: int) -> int:
 
 
 @njit(cache=True, nogil=NOGIL)
-def _slot(h0: int, h1: int, h2: int, k3: int, shift: int) -> int:
-    x = (np.uint64(h0) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(h1) * np.uint64(0xC2B2AE3D27D4EB4F)
-         ^ np.uint64(h2) * np.uint64(0x165667B19E3779F9) ^ np.uint64(k3) * np.uint64(0xD6E8FEB86659FD93))
+def _slot(key: np.ndarray, shift: int) -> int:
+    x = (np.uint64(key[0]) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(key[1]) * np.uint64(0xC2B2AE3D27D4EB4F)
+         ^ np.uint64(key[2]) * np.uint64(0x165667B19E3779F9) ^ np.uint64(key[3]) * np.uint64(0xD6E8FEB86659FD93))
     return np.int64(x >> np.uint64(shift))  # type: ignore[return-value]
+
+
+@njit(cache=True, nogil=NOGIL)
+def canonical_key(hands: np.ndarray, leader: int, key: np.ndarray) -> None:
+    """Fill ``key`` (4 words) with a trick start's key by relative ranks: positions that differ only in
+    which cards were played, not in the order, owners and points of the cards still live, share it.
+
+    Word ``s`` lists suit ``s``'s live cards strongest first, 5 bits each (a set bit, the owner, the
+    points' class); the leader goes in the top bits of word 3.
+    """
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    for s in range(4):
+        word = np.int64(0)
+        m = live & SUIT_MASKS[s]
+        while m:
+            low = m & -m
+            m ^= low
+            seat = 0 if hands[0] & low else (1 if hands[1] & low else (2 if hands[2] & low else 3))
+            p = POINTS_ARR[popcount(low - 1)]
+            word = (word << 5) | 16 | (seat << 2) | (2 if p > 1 else p)
+        key[s] = word
+    key[3] |= np.int64(leader) << 52
 
 
 @njit(cache=True, nogil=NOGIL)
@@ -131,6 +155,7 @@ def search(h0: int, h1: int, h2: int, h3: int, leader: int, ntab: int, tmask: in
     f_phase = np.empty(MAX_PLIES, dtype=np.int64)  # the child under way: 0 full window, 1 null window, 2 re-search
     f_gain = np.empty(MAX_PLIES, dtype=np.int64)
     f_slot = np.empty(MAX_PLIES, dtype=np.int64)
+    f_key = np.empty((MAX_PLIES, 4), dtype=np.int64)
     f_max = np.empty(MAX_PLIES, dtype=np.bool_)
     moves = np.empty((MAX_PLIES, 10), dtype=np.int64)
     scores = np.empty(10, dtype=np.int64)
@@ -174,10 +199,11 @@ def search(h0: int, h1: int, h2: int, h3: int, leader: int, ntab: int, tmask: in
             slot = -1
             hint = -1
             if not done and p_ntab == 0:
-                k3 = hands[3] | (f_leader[d] << 40)
-                slot = _slot(hands[0], hands[1], hands[2], k3, shift)
-                if tt[slot, 0] == hands[0] and tt[slot, 1] == hands[1] and tt[slot, 2] == hands[2] \
-                        and tt[slot, 3] == k3:
+                key = f_key[d]
+                canonical_key(hands, f_leader[d], key)
+                slot = _slot(key, shift)
+                if tt[slot, 0] == key[0] and tt[slot, 1] == key[1] and tt[slot, 2] == key[2] \
+                        and tt[slot, 3] == key[3]:
                     lo = tt[slot, 4]
                     hi = tt[slot, 5]
                     if lo >= be or lo == hi:
@@ -189,7 +215,9 @@ def search(h0: int, h1: int, h2: int, h3: int, leader: int, ntab: int, tmask: in
                     else:
                         al = max(al, lo)
                         be = min(be, hi)
-                        hint = tt[slot, 6]
+                        # The best card is stored by its suit and place among the suit's live cards.
+                        hs = tt[slot, 6] // 16
+                        hint = nth_card(live & SUIT_MASKS[hs], tt[slot, 6] % 16)
             if done:
                 d -= 1
                 entering = False
@@ -303,12 +331,11 @@ def search(h0: int, h1: int, h2: int, h3: int, leader: int, ntab: int, tmask: in
         best = f_best[d]
         slot = f_slot[d]
         if slot >= 0:
-            hands = f_h[d]
-            k3 = hands[3] | (f_leader[d] << 40)
+            key = f_key[d]
             lo = 0
             hi = INF
-            if tt[slot, 0] == hands[0] and tt[slot, 1] == hands[1] and tt[slot, 2] == hands[2] \
-                    and tt[slot, 3] == k3:
+            if tt[slot, 0] == key[0] and tt[slot, 1] == key[1] and tt[slot, 2] == key[2] \
+                    and tt[slot, 3] == key[3]:
                 lo = tt[slot, 4]
                 hi = tt[slot, 5]
             if best <= f_alpha[d]:
@@ -318,13 +345,16 @@ def search(h0: int, h1: int, h2: int, h3: int, leader: int, ntab: int, tmask: in
             else:
                 lo = best
                 hi = best
-            tt[slot, 0] = hands[0]
-            tt[slot, 1] = hands[1]
-            tt[slot, 2] = hands[2]
-            tt[slot, 3] = k3
+            hands = f_h[d]
+            live = hands[0] | hands[1] | hands[2] | hands[3]
+            c = f_best_move[d]
+            tt[slot, 0] = key[0]
+            tt[slot, 1] = key[1]
+            tt[slot, 2] = key[2]
+            tt[slot, 3] = key[3]
             tt[slot, 4] = lo
             tt[slot, 5] = hi
-            tt[slot, 6] = f_best_move[d]
+            tt[slot, 6] = (c // 10) * 16 + popcount(live & SUIT_MASKS[c // 10] & ((np.int64(1) << c) - 1))
         value = best
         d -= 1
         entering = False

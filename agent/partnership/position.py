@@ -46,6 +46,10 @@ from tressette.partnership import N_SEATS, PartnershipDeal, partnership_of, tric
 
 Hands = tuple[Mask, Mask, Mask, Mask]
 """The four hands as masks, by absolute seat."""
+SuitKey = tuple[tuple[int, int], ...]
+"""A suit's live cards as (owner, points), strongest first."""
+Key = tuple[int, SuitKey, SuitKey, SuitKey, SuitKey]
+"""A trick start's key by relative ranks: the leader and each suit's :data:`SuitKey`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +139,26 @@ class OpenPosition:
                     group.append(card)
         out.sort(key=lambda g: g[0])
         return out
+
+    def key(self) -> Key:
+        """Return the position's key by relative ranks, at a trick's start (the transposition tables').
+
+        Per suit, the live cards' (owner, points) strongest first, then the leader: positions that
+        differ only in which cards were played, not in the order, owners and points of the cards
+        still live, play alike and share it.
+        """
+        s = [tuple((seat, POINTS[c]) for c in range(suit * N_RANKS, suit * N_RANKS + N_RANKS)
+                   for seat in range(N_SEATS) if (self.hands[seat] >> c) & 1) for suit in range(4)]
+        return (self.leader, s[0], s[1], s[2], s[3])
+
+    def place(self, card: Card) -> tuple[int, int]:
+        """Return ``card``'s suit and its index among the suit's live cards, strongest first (0)."""
+        suit = card // N_RANKS
+        return suit, sum(1 for c in range(suit * N_RANKS, card) if (self.live() >> c) & 1)
+
+    def card_at(self, suit: int, index: int) -> Card:
+        """Return the live card of ``suit`` at ``index``, strongest first (the inverse of :meth:`place`)."""
+        return [c for c in range(suit * N_RANKS, suit * N_RANKS + N_RANKS) if (self.live() >> c) & 1][index]
 
     def winning(self) -> tuple[int, Card] | None:
         """Return (seat, card) of the trick in progress's current winner, None before its lead."""

@@ -3,8 +3,9 @@
 :class:`ReferenceSolver` is alpha-beta over the cards of each trick on an
 :class:`~agent.partnership.position.OpenPosition`, minimax on partnership 0's thirds still to
 come (partnership 0 maximises, partnership 1 minimises: see the position module for why that
-is each side maximising its own points, and whole points): a transposition table keyed on the
-four hands and the leader at the start of each trick (entries are bounds that stay true across
+is each side maximising its own points, and whole points): a transposition table at the start
+of each trick keyed by relative ranks (:meth:`~agent.partnership.position.OpenPosition.key`:
+the cards played no longer tell positions apart; entries are bounds that stay true across
 searches), the mover's equivalent cards searched once, cards tried in a cheap order, and the
 search cut as soon as the points still out cannot change the answer.  Pure Python, so for
 endings; the compiled solver (:mod:`agent.partnership.solver`) is held to it in the tests.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent.partnership.position import Hands, OpenPosition
+from agent.partnership.position import Key, OpenPosition
 from tressette.cards import N_RANKS, POINTS, TOTAL_POINTS, Card, Mask, beats, mask_of
 from tressette.partnership import N_SEATS, PartnershipDeal, partnership_of
 
@@ -57,8 +58,9 @@ class ReferenceSolver:
     One solver may solve many positions: its table holds facts about positions, true in any search.
     """
 
-    table: dict[tuple[Hands, int], tuple[int, int, Card]] = field(default_factory=dict)
-    """(hands, leader) at a trick's start -> (lower bound, upper bound, best card) of partnership 0's thirds to come."""
+    table: dict[Key, tuple[int, int, tuple[int, int]]] = field(default_factory=dict)
+    """A trick start's key (:meth:`OpenPosition.key`) -> lower bound, upper bound (of partnership 0's thirds
+    to come) and the best card's place (:meth:`OpenPosition.place`)."""
     nodes: int = 0
 
     def solve(self, position: OpenPosition) -> Solution:
@@ -93,15 +95,16 @@ class ReferenceSolver:
             return most
         if beta <= 0:  # ... and at least nothing
             return 0
-        key = (position.hands, position.leader) if not position.table else None
+        key = position.key() if not position.table else None
         hint = -1
         if key is not None and key in self.table:
-            lo, hi, hint = self.table[key]
+            lo, hi, place = self.table[key]
             if lo >= beta or lo == hi:
                 return lo
             if hi <= alpha:
                 return hi
             alpha, beta = max(alpha, lo), min(beta, hi)
+            hint = position.card_at(*place)
         maximise = partnership_of(position.to_move) == 0
         best, best_card = (-INF if maximise else INF), -1
         a, b = alpha, beta
@@ -117,14 +120,14 @@ class ReferenceSolver:
             if a >= b:
                 break
         if key is not None:
-            lo, hi, _ = self.table.get(key, (0, most, -1))
+            lo, hi, _ = self.table.get(key, (0, most, (0, 0)))
             if best <= alpha:
                 hi = min(hi, best)
             elif best >= beta:
                 lo = max(lo, best)
             else:
                 lo = hi = best
-            self.table[key] = (lo, hi, best_card)
+            self.table[key] = (lo, hi, position.place(best_card))
         return best
 
 
