@@ -135,38 +135,53 @@ def ordered_cards(position: OpenPosition, hint: Card = -1) -> list[Card]:
     """Return one card per class of the mover's equivalent cards, the likeliest best first.
 
     ``hint`` (a best card remembered by the table) goes first.  Leading: a card no other hand
-    can beat (the dearest first), then the weakest and cheapest.  Following: a card that takes
-    the trick and that the one opponent still to play cannot beat, then a card loaded on the
-    partner's winning card (the dearest first), a card that takes the trick for now, and the
-    cheapest card thrown to the opponents.  (Measured on 12 full deals: leading the weakest
-    cards first searched 2.3 times the positions; the rules for following save about 6 %.)
+    can beat (the dearest, then the weakest), then a low card to the partner's best card of its
+    suit, then the weakest and cheapest.  Following: a card that takes the trick and that the
+    one opponent still to play cannot beat (the dearest trick, then the weakest card); a card
+    loaded on the partner's winning card, or second to play when the partner holds the suit's
+    best card (the dearest, then the weakest); a card that takes the trick for now; the
+    cheapest and weakest card thrown to the opponents.  (Measured on 20 full deals: 75 million
+    positions searched, 140 million with only the sure leads and takes first; leading the weakest
+    cards first searched 2.3 times the positions.)
     """
     mover = position.to_move
     side = partnership_of(mover)
     winning = position.winning()
+    partner = position.hands[(mover + 2) % N_SEATS]
     others = mask_of(position.table)
     for seat in range(N_SEATS):
         if seat != mover:
             others |= position.hands[seat]
 
-    def stronger_in(mask: Mask, card: Card) -> bool:
-        """Return True if ``mask`` holds a card of ``card``'s suit that beats it."""
-        return any((mask >> c) & 1 for c in range(card - card % N_RANKS, card))
+    def stronger(mask: Mask, card: Card) -> list[Card]:
+        """Return the cards of ``mask`` of ``card``'s suit that beat it, strongest first."""
+        return [c for c in range(card - card % N_RANKS, card) if (mask >> c) & 1]
+
+    partner_takes = False
+    if len(position.table) == 1:  # second to play: does the partner hold the best card of the suit still out?
+        lead, suit = position.table[0], position.table[0] // N_RANKS
+        held = position.live() & ~(1 << lead)
+        out = [c for c in range(suit * N_RANKS, suit * N_RANKS + N_RANKS) if (held >> c) & 1]
+        partner_takes = bool(out) and beats(out[0], lead) and bool((partner >> out[0]) & 1)
 
     def score(card: Card) -> int:
         if card == hint:
             return 10_000
+        p, weak = POINTS[card], card % N_RANKS
         if winning is None:
-            return 100 + card % N_RANKS - 10 * POINTS[card] if stronger_in(others, card) else 200 + 10 * POINTS[card]
+            above = stronger(others, card)
+            if not above:
+                return 200 + 10 * p + weak
+            return (150 if (partner >> above[0]) & 1 else 100) + weak - 10 * p
         seat, top = winning
-        if partnership_of(seat) == side and not beats(card, top):
-            return 500 + POINTS[card]
+        if not beats(card, top) and (partnership_of(seat) == side or partner_takes):
+            return 500 + 10 * p + weak
         if beats(card, top):
             last = len(position.table) == N_SEATS - 1
-            if not last and stronger_in(position.hands[(mover + 1) % N_SEATS], card):
-                return 300 + POINTS[card]
-            return 1000 + sum(POINTS[c] for c in position.table) + POINTS[card]
-        return 100 - POINTS[card]
+            if not last and stronger(position.hands[(mover + 1) % N_SEATS], card):
+                return 300 + p
+            return 1000 + 10 * (sum(POINTS[c] for c in position.table) + p) + weak
+        return 100 - 10 * p + weak
 
     return sorted((group[0] for group in position.classes()), key=score, reverse=True)
 
