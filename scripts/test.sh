@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `make test` after the install: every check, arranged so the two cores stay busy.
 #
-# - The agent's numba kernels compile once into their cache first (the play's and the analysis's, a process
-#   each), the lint (ruff, mypy; niced) beside them: every test process after loads the kernels from there
-#   instead of compiling them again (~20 s of a core each; the test processes' forkservers load them too).
+# - The agent's numba kernels compile once into their cache first (the play's, with the four-player solver's,
+#   and the analysis's, a process each), the lint (ruff, mypy; niced) beside them: every test process after
+#   loads the kernels from there instead of compiling them again (~20 s of a core each; the test processes'
+#   forkservers load them too).
 # - Then, at once and to the end: the tests marked `alone` (process pauses against 1 s leases, which the
 #   machine's load must not make a healthy process miss: they keep the normal priority, the workers below
 #   run niced), and the suite on three workers, a module at a time each (a module's browser or virtualenv is
@@ -19,7 +20,7 @@ trap 'rm -rf "$logs"' EXIT
 { nice -n 10 "$PYTHON" -m ruff check . && nice -n 10 "$PYTHON" -m mypy; } >"$logs/lint" 2>&1 &
 lint=$!
 
-"$PYTHON" -c "from agent.decide import warmup; warmup()" &
+"$PYTHON" -c "from agent.decide import warmup; warmup(); from agent.partnership.solver import warmup; warmup()" &
 play=$!
 "$PYTHON" -c "from agent.service import warm_analysis; warm_analysis()"
 analysis=$?

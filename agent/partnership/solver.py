@@ -17,13 +17,15 @@ on seeded positions.
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
 from agent.partnership.kernel import INF, new_table, search
 from agent.partnership.position import OpenPosition
 from agent.partnership.solver_ref import Solution, final_points, ordered_cards
 from tressette.cards import POINTS, Card
-from tressette.partnership import N_SEATS, partnership_of, trick_winner
+from tressette.partnership import N_SEATS, PartnershipDeal, partnership_of, trick_winner
 
 
 def kernel_trick(position: OpenPosition) -> tuple[int, int, int, int, int]:
@@ -90,3 +92,11 @@ class DoubleDummySolver:
                 best0, best_card = future0, card
             values.update(dict.fromkeys(classes[card], final_points(position, future0)[side]))
         return Solution(mover, final_points(position, best0), values, best_card)
+
+
+def warmup() -> None:
+    """Compile (or load from numba's cache) the solver's kernels, on a small position."""
+    deal = PartnershipDeal.new(0, random.Random(0))
+    while deal.trick_number < 8:
+        deal.play(deal.legal_moves()[0])
+    DoubleDummySolver(bits=10).solve(OpenPosition.from_deal(deal))
