@@ -3,5 +3,5 @@
 :mod:`agent.partnership.position` is an open position on bitmasks, :mod:`agent.partnership.solver_ref`
 the readable reference solver and the brute force it is checked against, and
 :mod:`agent.partnership.solver` the compiled (numba, :mod:`agent.partnership.kernel`) solver that
-gives the same answers fast.
+gives the same answers fast; :mod:`agent.partnership.bench` times it (``treset-agent bench partnership``).
 """
