@@ -10,23 +10,15 @@ again, take a seat over, or watch), :meth:`Room.on_leave`, :meth:`Room.on_rematc
 
 from __future__ import annotations
 
-import asyncio
-import secrets
-import time
 from typing import TYPE_CHECKING
 
 from server.game.connection import Connection
-from server.game.replies import no_table, not_seated
+from server.game.replies import not_seated
 from server.game.tables import Seat
 from server.protocol import (
-    Chat,
-    ChatLine,
     LeaveTable,
     Left,
-    OpenTable,
     Rematch,
-    SeatMoved,
-    WatchTable,
     error,
     out,
 )
@@ -35,50 +27,16 @@ if TYPE_CHECKING:
     pass
 
 from server.game.playing import PlayingRoom
+from server.game.room_common import CommonRoom
 from server.game.rooms import Rooms, TableLost, deal_of
 
 __all__ = ["Room", "Rooms", "TableLost", "deal_of"]
 
 
-class Room(PlayingRoom):
+class Room(CommonRoom, PlayingRoom):
     """One table of this process: who sits and watches, leaving, rematches, chat and the clock; and its deal."""
 
     __slots__ = ()
-
-    async def on_open(self, conn: Connection, msg: OpenTable | WatchTable) -> None:
-        """Seat ``conn`` at its user's seat (taking it over from another connection), or let it watch."""
-        table = self.table
-        if table.status == "closed":
-            await conn.send(no_table(msg.table_id, msg.type))
-            return
-        seat = table.seat_of(conn.user_id)
-        s = table.seats[seat] if seat is not None else None
-        if seat is None or s is None or s.is_bot:
-            # A private table is for those it was shared with: its players need no code, others the invite.
-            if table.invite is not None and not secrets.compare_digest(msg.invite or "", table.invite):
-                await conn.send(error("bad_invite", "this table is private: the invite code is wrong", msg.type,
-                                      {"table_id": table.id}))
-                return
-            await self.watch(conn)
-            return
-        key = (table.id, seat)
-        previous = self.seats.seat_conn.get(key)
-        was_away = not s.connected
-        self.seats.unwatch(conn, table.id, table)
-        if previous is not None and previous is not conn:
-            previous.seats.discard(key)
-        self.seats.attach(conn, table, seat)  # before any await: from here on only ``conn`` hears the seat's view
-        if previous is not None and previous is not conn:
-            await previous.send(out(SeatMoved(table_id=table.id)))
-        if was_away:
-            await self.broadcast({"kind": "reconnect", "seat": seat})
-        else:
-            await self.send_table(conn, seat, None)
-
-    async def watch(self, conn: Connection) -> None:
-        """Let ``conn`` watch the table."""
-        self.seats.watch(conn, self.table)
-        await self.send_table(conn, None, None)
 
     async def seat(self, conn: Connection, seat: int, player: Seat) -> None:
         """Seat a joiner (``player``: its :class:`~server.game.tables.Seat`) and start the deal.
@@ -96,24 +54,6 @@ class Room(PlayingRoom):
             self.seats.seat_conn.pop((table.id, seat), None)
             conn.seats.discard((table.id, seat))
             raise
-
-    async def reclaim(self, conn: Connection) -> None:
-        """Seat ``conn`` again at its user's seat unless a live connection holds it; else let it watch a public table.
-
-        The caller holds the lock.
-        """
-        table = self.table
-        seat = table.seat_of(conn.user_id)
-        s = table.seats[seat] if seat is not None else None
-        if seat is None or s is None or s.is_bot:
-            if table.invite is None and table.id not in conn.watching:
-                await self.watch(conn)
-            return
-        holder = self.seats.seat_conn.get((table.id, seat))
-        if holder is not None and holder is not conn and not holder.closed:
-            return
-        self.seats.attach(conn, table, seat)
-        await self.broadcast({"kind": "reconnect", "seat": seat})
 
     async def on_leave(self, conn: Connection, msg: LeaveTable) -> None:
         """Stop watching, or leave the seat (a deal under way is lost by forfeit, stored first)."""
@@ -176,38 +116,6 @@ class Room(PlayingRoom):
             self.wait_for_ready()  # in a match, the other player's wait starts now
             await self.broadcast({"kind": "rematch", "seat": seat})
 
-    async def on_chat(self, conn: Connection, msg: Chat) -> None:
-        """Tell a player's or a spectator's line to everyone at the table (at most two lines a second)."""
-        table = self.table
-        if table.seat_of(conn.user_id) is None and msg.table_id not in conn.watching:
-            await conn.send(not_seated(msg.table_id, msg.type))
-            return
-        now = time.time()
-        if now - conn.last_chat < 0.5:
-            await conn.send(error("rate_limited", "you are sending messages too fast", msg.type))
-            return
-        conn.last_chat = now
-        line = out(ChatLine.model_validate({"table_id": table.id, "from": conn.username, "text": msg.text.strip(),
-                                            "at": int(now * 1000)}))
-        await asyncio.gather(*(c.send(line) for c in self.seats.audience(table.id)))
-
-    def due(self, now: float) -> bool:
-        """Return True if :meth:`tick` may have something to do at ``now`` (a bot asked again, a move clock, a
-        reconnect grace or a match's wait for the next deal run out); False for certain otherwise.
-
-        A plain check without the lock or a coroutine: the clock passes over every room five times a
-        second, and most have nothing due (at 2,000 tables the full tick held the loop ~18 ms a pass).
-        Every timer :meth:`tick` reads must be looked at here.
-        """
-        table = self.table
-        if table.bot_retry_at is not None and now >= table.bot_retry_at:
-            return True
-        if table.deadline is not None and now > table.deadline:
-            return True
-        grace = self.settings.reconnect_grace_s
-        return any(s is not None and s.disconnected_at is not None and now - s.disconnected_at > grace
-                   for s in table.seats)
-
     async def tick(self, now: float) -> None:
         """Forfeit a player whose move clock ran out, who stayed away past the grace, or who was not ready for a
         match's next deal in time (:data:`~server.game.playing.NEXT_DEAL_WAIT_S`); ask a bot again.
@@ -240,12 +148,3 @@ class Room(PlayingRoom):
                 late = [i for i, ready in enumerate(table.rematch) if not ready]
                 if len(late) == 1:  # one was ready and waited long enough: the other loses the match
                     await self.forfeit_match(loser=late[0], reason="absent")
-
-    def shift_clock(self, seconds: float) -> None:
-        """Give the move clock and every reconnect grace ``seconds`` more (time the process could not run)."""
-        table = self.table
-        if table.deadline is not None:
-            table.deadline += seconds
-        for s in table.seats:
-            if s is not None and s.disconnected_at is not None:
-                s.disconnected_at += seconds

@@ -9,25 +9,17 @@ last person leaves, the deal is abandoned and the table closes.
 
 from __future__ import annotations
 
-import asyncio
-import secrets
-import time
-
 from server.game.connection import Connection
 from server.game.partnership.playing import PartnershipPlaying
 from server.game.records import MatchEnd
 from server.game.replies import no_table, not_seated
+from server.game.room_common import CommonRoom
 from server.game.tables import Seat
 from server.protocol import (
-    Chat,
-    ChatLine,
     JoinTable,
     LeaveTable,
     Left,
-    OpenTable,
     Rematch,
-    SeatMoved,
-    WatchTable,
     error,
     out,
 )
@@ -35,59 +27,10 @@ from server.protocol_four import SeatBot
 from tressette.partnership import N_SEATS
 
 
-class FourRoom(PartnershipPlaying):
+class FourRoom(CommonRoom, PartnershipPlaying):
     """One four-player table of this process: its seats, commands and clock; and its deal."""
 
     __slots__ = ()
-
-    async def on_open(self, conn: Connection, msg: OpenTable | WatchTable) -> None:
-        """Seat ``conn`` at its user's seat (taking it over from another connection), or let it watch."""
-        table = self.table
-        if table.status == "closed":
-            await conn.send(no_table(msg.table_id, msg.type))
-            return
-        seat = table.seat_of(conn.user_id)
-        s = table.seats[seat] if seat is not None else None
-        if seat is None or s is None or s.is_bot:
-            if table.invite is not None and not secrets.compare_digest(msg.invite or "", table.invite):
-                await conn.send(error("bad_invite", "this table is private: the invite code is wrong", msg.type,
-                                      {"table_id": table.id}))
-                return
-            await self.watch(conn)
-            return
-        key = (table.id, seat)
-        previous = self.seats.seat_conn.get(key)
-        was_away = not s.connected
-        self.seats.unwatch(conn, table.id, table)
-        if previous is not None and previous is not conn:
-            previous.seats.discard(key)
-        self.seats.attach(conn, table, seat)
-        if previous is not None and previous is not conn:
-            await previous.send(out(SeatMoved(table_id=table.id)))
-        if was_away:
-            await self.broadcast({"kind": "reconnect", "seat": seat})
-        else:
-            await self.send_table(conn, seat, None)
-
-    async def watch(self, conn: Connection) -> None:
-        """Let ``conn`` watch the table."""
-        self.seats.watch(conn, self.table)
-        await self.send_table(conn, None, None)
-
-    async def reclaim(self, conn: Connection) -> None:
-        """Seat ``conn`` again at its user's seat unless a live connection holds it; else let it watch a public table."""
-        table = self.table
-        seat = table.seat_of(conn.user_id)
-        s = table.seats[seat] if seat is not None else None
-        if seat is None or s is None or s.is_bot:
-            if table.invite is None and table.id not in conn.watching:
-                await self.watch(conn)
-            return
-        holder = self.seats.seat_conn.get((table.id, seat))
-        if holder is not None and holder is not conn and not holder.closed:
-            return
-        self.seats.attach(conn, table, seat)
-        await self.broadcast({"kind": "reconnect", "seat": seat})
 
     def free_seat(self, wanted: int | None) -> int | None:
         """Return the seat a joiner takes: ``wanted`` if free, else (none wanted) the first free one."""
@@ -251,32 +194,6 @@ class FourRoom(PartnershipPlaying):
             await self.broadcast({"kind": "rematch", "seat": seat})
             await self.after_deal()
 
-    async def on_chat(self, conn: Connection, msg: Chat) -> None:
-        """Tell a player's or a spectator's line to everyone at the table (at most two lines a second)."""
-        table = self.table
-        if table.seat_of(conn.user_id) is None and msg.table_id not in conn.watching:
-            await conn.send(not_seated(msg.table_id, msg.type))
-            return
-        now = time.time()
-        if now - conn.last_chat < 0.5:
-            await conn.send(error("rate_limited", "you are sending messages too fast", msg.type))
-            return
-        conn.last_chat = now
-        line = out(ChatLine.model_validate({"table_id": table.id, "from": conn.username, "text": msg.text.strip(),
-                                            "at": int(now * 1000)}))
-        await asyncio.gather(*(c.send(line) for c in self.seats.audience(table.id)))
-
-    def due(self, now: float) -> bool:
-        """Return True if :meth:`tick` may have something to do at ``now`` (see the two-player room's)."""
-        table = self.table
-        if table.bot_retry_at is not None and now >= table.bot_retry_at:
-            return True
-        if table.deadline is not None and now > table.deadline:
-            return True
-        grace = self.settings.reconnect_grace_s
-        return any(s is not None and s.disconnected_at is not None and now - s.disconnected_at > grace
-                   for s in table.seats)
-
     async def tick(self, now: float) -> None:
         """A person out of time, away past the grace, or not ready for the match's next deal: a bot takes the seat.
 
@@ -311,12 +228,3 @@ class FourRoom(PartnershipPlaying):
             late = [i for i, ready in enumerate(table.rematch) if not ready]
             if late:
                 await self.person_gone(late[0], "timeout")
-
-    def shift_clock(self, seconds: float) -> None:
-        """Give the move clock and every reconnect grace ``seconds`` more (time the process could not run)."""
-        table = self.table
-        if table.deadline is not None:
-            table.deadline += seconds
-        for s in table.seats:
-            if s is not None and s.disconnected_at is not None:
-                s.disconnected_at += seconds
