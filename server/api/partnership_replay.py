@@ -40,6 +40,8 @@ def partnership_record(game: Game, moves: list[Move], names: list[str]) -> dict[
         "points": [game.points0, game.points1], "declared": declared,
         "score": [(game.points0 or 0) + declared[0], (game.points1 or 0) + declared[1]],
         "winner": game.winner_seat, "reason": game.end_reason, "rated": not game.unrated,
+        # Replayed here rather than stored: a cappotto follows from the tricks (an abandoned deal has none).
+        "cappotto": deal.is_over and deal.outcome().cappotto is not None,
         "match": ({"id": game.match_id, "deal": game.match_deal, "before": [game.match_before0, game.match_before1]}
                   if game.match_id is not None else None),
     }
