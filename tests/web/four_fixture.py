@@ -1,7 +1,8 @@
-"""A four-player table as the server will send it (docs/protocol-four.md), played by the real rules package.
+"""A four-player table as the server sends it (docs/protocol-four.md), played by the real rules package.
 
-The server does not serve tables for four yet (issue #46 is built in every layer at once), so the browser tests of
-the four-player page feed it these ``table`` messages through the page's own message handler. Every message is
+The browser tests of the page's positions that a real game reaches only by chance (a declaration of each kind, a
+bot's signal, a match's end) feed it these ``table`` messages through the page's own message handler; the shapes
+are the server's (checked against it in tests/web/test_four_live.py, which plays through the real server). Every message is
 made from a real :class:`tressette.partnership.PartnershipDeal`: the view is ``PartnershipView.to_dict()`` of the
 player's seat, and the player's moves are the ``play`` messages the page sent, played by the rules (so a false
 declaration or signal from the page fails the test as the server would refuse it).
@@ -121,7 +122,8 @@ class FourTable:
                       "rated": True}
             match["scores"] = list(after.scores)
             if after.is_over:
-                match["end"] = {"winner": after.winner, "reason": "finished"}
+                margin = abs(after.scores[0] - after.scores[1])
+                match["end"] = {"winner": after.winner, "margin": margin, "reason": "finished", "rated": True}
         table = {
             "id": TABLE_ID, "game": "partnership", "variant": "tressette", "status": status, "opponent": "bot",
             "target": TARGET, "options": self.deal.options.to_dict(),
@@ -139,7 +141,8 @@ class FourTable:
         decls = [Declaration.from_dict(d) for d in declarations or []]
         trick = self.deal.play(parse_card(card), seat, declarations=decls, signal=None if signal is None else Signal(signal))
         said = [d.to_dict() for d in decls]
-        self.moves.append({"move": len(self.moves) + 1, "trick": len(self.deal.history) + (0 if trick else 1),
+        # As the server's replay numbers them (server/api/partnership_replay.py): moves and tricks from 0.
+        self.moves.append({"move": len(self.moves), "trick": len(self.deal.history) - (1 if trick else 0),
                            "seat": seat, "card": card, "declarations": said, "signal": signal})
         ev: dict[str, Any] = {"kind": "play", "seat": seat, "card": card, "declarations": said, "signal": signal}
         if trick is not None:
@@ -152,9 +155,9 @@ class FourTable:
         return _bot_move(self.deal)
 
     def record(self) -> dict[str, Any]:
-        """Return the finished deal as the replay page reads it (the shape assumed in web/js/replay4.js)."""
+        """Return the finished deal as GET /api/games/{id}/replay serves it (server/api/partnership_replay.py)."""
         out = self.deal.outcome()
-        return {"id": 4242, "game": "partnership", "variant": "tressette", "players": self.names,
+        return {"id": 4242, "game": "partnership", "variant": "partnership", "players": self.names,
                 "first_leader": self.deal.first_leader, "options": self.deal.options.to_dict(),
                 "deck": [card_name(c) for c in self.deal.deck], "hands": self.hands, "moves": self.moves,
                 "tricks": [_trick(t) for t in self.deal.history], "points": list(out.card_score),
@@ -181,7 +184,8 @@ def waiting_message(you_name: str) -> dict[str, Any]:
 
 def lobby_message(you_name: str) -> dict[str, Any]:
     """Return a ``lobby`` message listing a four-player table with two free seats (and one of the player's)."""
-    return {"type": "lobby", "online": 5, "bot_levels": None, "partnership_levels": ["rules"], "tables": [
+    # As the server sends it: no four-player levels (the page offers "rules", the level the agent announces).
+    return {"type": "lobby", "online": 5, "bot_levels": [], "bot_ratings": {}, "tables": [
         {"id": "q4open", "game": "partnership", "variant": "tressette", "status": "waiting", "target": 41,
          "opponent": "anyone", "bot_level": None, "players": ["marta", None, None, "bot-rules-d"],
          "options": {"declarations": True, "signals": False}},

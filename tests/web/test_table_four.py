@@ -1,11 +1,11 @@
 """The page of a table for four (issue #46) in real headless Chromium: seats, declarations, signals, the end, the lobby
 and the replay.
 
-The server does not serve four-player tables yet (its side of docs/protocol-four.md is built beside this), so the
-page is fed ``table`` and ``lobby`` messages through its own socket's handlers (``live.socket.handlers``, as
+Positions a real game reaches only by chance (every kind of declaration and signal, a match's end) are set up here:
+the page is fed ``table`` and ``lobby`` messages through its own socket's handlers (``live.socket.handlers``, as
 ws.js dispatches what arrives), made by the real rules package (tests/web/four_fixture.py); what the page sends is
-captured by wrapping its socket's ``send`` (and not passed on: the real server would refuse a table it does not
-know). Every card the page sends is played by the rules, so a false declaration or signal fails here as the server
+captured by wrapping its socket's ``send`` (and not passed on: the real server does not know the fixture's table). The
+real server and agent play with the page in tests/web/test_four_live.py. Every card the page sends is played by the rules, so a false declaration or signal fails here as the server
 would refuse it. The page itself comes from a real server on PostgreSQL, signed in as a guest.
 
 Screenshots (desktop 1280x800 and phone 390x844, English, Italian and Croatian) go to test-artifacts/screenshots
@@ -42,7 +42,7 @@ SUIT_EN = {"K": "Cups", "D": "Coins", "S": "Swords", "B": "Batons"}
 RANKS_EN = {"AS": "Aces", "2": "Twos", "3": "Threes"}
 SIGNALS_EN = {"busso": "busso (knock)", "volo": "volo (fly)", "striscio": "striscio (drag)"}
 
-# Passes every message but the test's own tables' (and new tables and seeks: the server does not know four yet).
+# Passes every message but the fixture's tables' (and new tables and seeks: they would open real ones).
 CAPTURE = """async () => {
   const { live } = await import("/js/live.js");
   window.__sent = [];
@@ -278,7 +278,7 @@ def test_the_lobby_offers_tables_for_four(browser: Browser, site: LiveServer) ->
         {"type": "create_table", "game": "partnership", "variant": "tressette", "target": 41, "declarations": True,
          "signals": False, "opponent": "anyone"},
     ]
-    assert _sent(page, "seek") == [{"type": "seek", "game": "partnership", "variant": "tressette", "target": 41}]
+    assert _sent(page, "seek") == [{"type": "seek", "game": "partnership", "target": 41}]  # no `variant` for four
 
     page.select_option("#variant", "partnership")
     page.select_option("#target4", "0")

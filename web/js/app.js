@@ -6,6 +6,7 @@ import { h } from "./dom.js";
 import { currentLang, LANGS, setLang, t } from "./i18n.js";
 import { announce, errorText, live, onRedraw, rerender, send, toast } from "./live.js";
 import { lobbyView, loginView, onUpgrade } from "./lobby.js";
+import { seek4 } from "./lobby4.js";
 import { matchView } from "./match.js";
 import { renderNeeds, tickNeeds } from "./needs.js";
 import { puzzleView } from "./puzzles.js";
@@ -28,8 +29,8 @@ function connect() {
       forgetSent4();
       // A seek ends with its socket: after a reconnect the page seeks again (at the back of the queue).
       if (live.seek) {
-        send({ type: "seek", variant: live.seek.variant, target: live.seek.target,
-          ...(live.seek.game === "partnership" ? { game: "partnership" } : {}) });
+        send(live.seek.game === "partnership" ? seek4(live.seek.target)
+          : { type: "seek", variant: live.seek.variant, target: live.seek.target });
       }
       // A page opened at a table takes its seat there (another tab may hold it); reconnects get it back by themselves.
       const id = routeTable();

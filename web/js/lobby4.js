@@ -24,6 +24,11 @@ export function createTable4({ target, declarations, signals, opponent, level = 
   return msg;
 }
 
+/** Return the `seek` for quick pairing for four: `game` and `target` only (a `variant` is `bad_message` there). */
+export function seek4(target) {
+  return { type: "seek", game: GAME, target };
+}
+
 /** Return the play panel's part for four: format, options, the bots at a level, a table for people, pairing. */
 export function partnershipPlay(toggle) {
   const pick = live.pick4;
@@ -45,7 +50,7 @@ export function partnershipPlay(toggle) {
     h("div", { class: "row" },
       h("button", { class: "ghost", id: "open4", onclick: () => send(createTable4({ ...pick, opponent: "anyone" })) }, t("openTable4")),
       h("button", { class: "seek ghost", "data-seek": `partnership-${pick.target}`,
-        onclick: () => send({ type: "seek", game: GAME, variant: "tressette", target: pick.target }) },
+        onclick: () => send(seek4(pick.target)) },
       t("seekButton4", { format: formatName4(pick.target) }))),
     h("p", { class: "note" }, t("people4Hint")),
   ];

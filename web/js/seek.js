@@ -66,6 +66,8 @@ export function loadRatings() {
 
 /** Take a `seeking` message: the seek is on (a new one starts its bot-offer clock). */
 export function onSeeking(m) {
+  // A seek for four is echoed with `variant: "partnership"` and no `game` (docs/protocol-four.md, "Quick pairing").
+  if (m.variant === "partnership") m = { ...m, game: "partnership" };
   const same = live.seek && live.seek.variant === m.variant && live.seek.target === m.target && live.seek.game === m.game;
   const startedAt = same ? live.seek.startedAt : Date.now();
   if (!same) announce(t("seekingTitle"));

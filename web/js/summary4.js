@@ -78,6 +78,8 @@ function matchEnd4(table) {
   const m = table.match;
   if (!m?.end) return null;
   const w = m.end.winner;
+  // Abandoned (every person left): no winner, the totals as they stood.
+  if (w === null || w === undefined) return `${t("matchTotal")}: ${m.scores[0]} : ${m.scores[1]} (${t("matchAbandoned")})`;
   const line = table.you === null ? t("sideWonMatchNamed", { name: teamName(table, w), x: m.scores[w], y: m.scores[1 - w] })
     : teamOf(table.you) === w ? t("sideWonMatch", { x: m.scores[w], y: m.scores[1 - w] })
       : t("sideLostMatch", { x: m.scores[1 - w], y: m.scores[w] });
