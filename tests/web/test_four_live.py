@@ -217,6 +217,7 @@ def test_a_single_deal_for_four_through_the_page(browser: Browser, site: tuple[L
     assert len(plays) == 10
     expect(page.locator("#summary-head")).to_have_text(
         re.compile(r"^(Your side won the deal|Your side lost the deal|The deal is drawn)$"))
+    expect(page.locator("#not-rated")).to_have_count(0)  # a single deal against bots is rated
     expect(page.locator("#all-hands .dealt")).to_have_count(4)
     expect(page.locator("#all-hands .dealt .card")).to_have_count(40)
     table_id = page.url.split("#/table/")[1]
@@ -245,6 +246,8 @@ def test_a_match_to_21_for_four_through_the_page(browser: Browser, site: tuple[L
         if page.locator("#match-end").count():
             break
         assert deals < 10
+        # A match's deals are not rated one by one: the page does not call them "not rated".
+        expect(page.locator("#not-rated")).to_have_count(0)
         if deals == 1:
             _shots(page, "deal-end")
         page.click("#rematch")  # "Next deal": the bots are ready at once
@@ -253,6 +256,7 @@ def test_a_match_to_21_for_four_through_the_page(browser: Browser, site: tuple[L
     _check_plays(page, said)
     expect(page.locator("#match-end")).to_have_text(re.compile(r"^Your side (won|lost) the match \d+ : \d+$"))
     expect(page.locator("#rematch")).to_have_text("New match")
+    expect(page.locator("#not-rated")).to_have_count(0)  # nobody left: the match is rated
     _shots(page, "match-end")
 
     table_id = page.url.split("#/table/")[1]

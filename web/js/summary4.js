@@ -136,6 +136,13 @@ function tricksList(table) {
       h("span", { class: "who" }, `${t("trickTook", { name: nameOf(table, tr.winner) })} (+${pointsText(trickGain4(tr.cards, i + 1))})`)))));
 }
 
+/** Return whether the deal's end says "not rated": a single deal's own flag; in a match, whose deals are never rated
+ * one by one (the match is, at its end: docs/protocol-four.md), only the match's end when it is not rated. */
+function notRated4(table) {
+  if (!table.match) return table.result.rated === false;
+  return table.match.end ? table.match.end.rated === false : false;
+}
+
 /** Return a four-player deal's end: the result, the match, what to do next, all four hands and the tricks. */
 export function summaryView4(table) {
   const r = table.result;
@@ -144,7 +151,7 @@ export function summaryView4(table) {
     end ? h("p", { class: "match-end", id: "match-end" }, end) : null,
     h("h2", { id: "summary-head" }, endHeading4(table)),
     r.cappotto ? h("p", { class: "cappotto", id: "cappotto" }, t("cappottoLine", { name: teamName(table, r.winner) })) : null,
-    r.rated === false ? h("p", { class: "not-rated", id: "not-rated" }, t("notRatedShort")) : null,
+    notRated4(table) ? h("p", { class: "not-rated", id: "not-rated" }, t("notRatedShort")) : null,
     scoresTable(table),
     h("p", { class: "note" }, t("wholePointsNote")),
     h("div", { class: "row summary-actions", id: "summary-actions" }, rematchButton(table),
