@@ -112,10 +112,11 @@ def _open_four(browser: Browser, url: str, target: int) -> tuple[Page, str]:
     return page, me
 
 
-def _play_deal(page: Page, said: Said, shoot: Callable[[], None] | None = None) -> None:
+def _play_deal(page: Page, said: Said, shots: set[str] | None = None) -> None:
     """Play the person's cards until the deal's summary shows: a legal card, the declarations offered (the page
-    sends them with the card unless unticked), a signal the first time one is offered. ``shoot`` runs once, at the
-    first turn where the page offers a choice (or the first turn)."""
+    sends them with the card unless unticked), a signal the first time one is offered. ``shots``: the screenshots
+    still to take, each taken once and removed: "table" at the first turn, "choices" at the first turn where the
+    page offers a declaration or a signal (before choosing)."""
     deadline = time.time() + 120
     played = len(_sent(page, "play"))
     while time.time() < deadline:
@@ -125,6 +126,10 @@ def _play_deal(page: Page, said: Said, shoot: Callable[[], None] | None = None) 
             page.keyboard.press("Shift")  # ends the pause after a trick at once, as a player may
             page.wait_for_timeout(30)
             continue
+        if shots is not None:
+            for name in [n for n in sorted(shots) if n == "table" or page.locator("#choices").count()]:
+                _shots(page, name)
+                shots.discard(name)
         if page.locator("#declare-row").count():
             said.declare_offered += 1
         signal_row = page.locator("#signal-row")
@@ -137,9 +142,6 @@ def _play_deal(page: Page, said: Said, shoot: Callable[[], None] | None = None) 
                 button.click()
                 expect(signal_row.locator(f"[data-signal='{kind}']")).to_have_attribute("aria-pressed", "true")
                 said.signals.append(kind)
-        if shoot and (page.locator("#choices").count() or page.locator("#my-hand .card.legal").count()):
-            shoot()
-            shoot = None
         try:
             page.locator("#my-hand .card.legal").first.click(timeout=3000)
         except PlaywrightTimeout:
@@ -239,9 +241,10 @@ def test_a_match_to_21_for_four_through_the_page(browser: Browser, site: tuple[L
     page, me = _open_four(browser, server.url, 21)
     expect(page.locator("#match-head")).to_contain_text("Match to 21")
     said = Said()
+    shots = {"table", "choices"}
     deals = 0
     while True:
-        _play_deal(page, said, (lambda: _shots(page, "table")) if deals == 0 else None)
+        _play_deal(page, said, shots)
         deals += 1
         if page.locator("#match-end").count():
             break
@@ -254,6 +257,7 @@ def test_a_match_to_21_for_four_through_the_page(browser: Browser, site: tuple[L
         expect(page.locator("#summary")).to_have_count(0, timeout=WAIT_MS)
         expect(page.locator("#match-head")).to_contain_text(f"deal {deals + 1}", timeout=WAIT_MS)
     _check_plays(page, said)
+    print(f"offered: declarations {said.declare_offered}, signals {said.signal_offered}; used {said.signals}")
     expect(page.locator("#match-end")).to_have_text(re.compile(r"^Your side (won|lost) the match \d+ : \d+$"))
     expect(page.locator("#rematch")).to_have_text("New match")
     expect(page.locator("#not-rated")).to_have_count(0)  # nobody left: the match is rated
