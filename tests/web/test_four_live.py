@@ -54,7 +54,8 @@ def site(make_pg_db: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
     database URL."""
     tmp = tmp_path_factory.mktemp("four-live")
     db_url = make_pg_db()
-    server = launch_server(db_url, tmp, TRESET_BOT_TOKEN=BOT_TOKEN)
+    # The bot offer of quick pairing after 1 s (30 by default): the seek for four is tested to its offer.
+    server = launch_server(db_url, tmp, TRESET_BOT_TOKEN=BOT_TOKEN, TRESET_BOT_OFFER_S="1")
     with real_bot(server, tmp, BOT_TOKEN):
         yield server, db_url
     server.stop()
@@ -230,6 +231,35 @@ def test_a_single_deal_for_four_through_the_page(browser: Browser, site: tuple[L
     assert [row["card"] for row in rows if row["seat"] == 0] == [p["card"] for p in plays]
     page.click("#replay-link")
     _check_replay_page(page, games[0].id, me)
+    page.click("#copy-record")  # the deal's text (record.txt): its four players and ten tricks
+    expect(page.locator("#record-text")).to_contain_text(f"{me} & bot-rules-2 vs bot-rules & bot-rules-3")
+    assert page.locator("#record-text").inner_text().count(" led ") == 10
+    page.context.close()
+
+
+def test_quick_pairing_for_four_offers_the_bots(browser: Browser, site: tuple[LiveServer, str]) -> None:
+    """"Look for players" for four: the server reads the page's seek, the page reads its answer as a seek for four
+    (the game named, the offer of three bots at the four-player level), and the offer opens a table with them."""
+    server, _ = site
+    page = _guest(browser, server.url, DESKTOP)
+    page.wait_for_function("() => document.getElementById('conn').dataset.state === 'on'", timeout=WAIT_MS)
+    page.evaluate(RECORD)
+    page.click("#pick-partnership")
+    page.click("#pick4-21")
+    page.click("[data-seek='partnership-21']")
+    assert _sent(page, "seek") == [{"type": "seek", "game": "partnership", "target": 21}]
+    expect(page.locator("#seeking .seek-what")).to_have_text("Tressette for four · To 21", timeout=WAIT_MS)
+    expect(page.locator("#bot-offer")).to_be_visible(timeout=WAIT_MS)
+    page.click("#bot-offer")
+    assert _sent(page, "create_table")[-1] == {"type": "create_table", "game": "partnership", "variant": "tressette",
+                                               "target": 21, "declarations": False, "signals": True,
+                                               "opponent": "bot", "bot_level": "rules"}
+    expect(page.locator("#board4")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#seeking")).to_have_count(0)
+    for seat, bot in enumerate(BOTS, start=1):
+        expect(page.locator(f"#seat-name-{seat}")).to_have_text(bot)
+    page.click("#leave")
+    page.click("#leave-yes")  # the last person leaves: the match ends abandoned, the table closes
     page.context.close()
 
 
