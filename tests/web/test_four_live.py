@@ -3,9 +3,10 @@
 One person opens a table for four from the lobby's play panel (a bot partner against two bots, the agent's
 "rules" level) and plays every card through the page: a legal card each turn, the declarations the page offers
 (sent with the first card), a signal the first time one is offered. A single deal (the default run) and a match
-to 21 with its screenshots (``four-live-*``: desktop 1280x800 and phone 390x844, English, Italian and Croatian);
-then the store holds the deals (linked in a match), the export for the variant ``partnership`` has their moves,
-and the replay page of a deal shows all four hands.
+to 21 (slow) with its screenshots (``four-live-*``: desktop 1280x800 and phone 390x844, English, Italian and
+Croatian); then the store holds the deals (linked in a match), the export for the variant ``partnership`` has
+their moves, and the replay page of a deal shows all four hands. Quick pairing for four to its bot offer, and a
+table open to people filled with bots from its waiting room, check the page's other messages against the server.
 """
 
 from __future__ import annotations
@@ -261,6 +262,35 @@ def test_quick_pairing_for_four_offers_the_bots(browser: Browser, site: tuple[Li
     page.click("#leave")
     page.click("#leave-yes")  # the last person leaves: the match ends abandoned, the table closes
     page.context.close()
+
+
+def test_an_open_table_for_four_seats_bots_from_the_waiting_room(browser: Browser, site: tuple[LiveServer, str]) -> None:
+    """A table for four open to people waits with three free seats (listed in another player's lobby with a
+    button per seat); its creator fills them with bots one by one (`seat_bot`) and the deal starts."""
+    server, _ = site
+    page = _guest(browser, server.url, DESKTOP)
+    other = _guest(browser, server.url, DESKTOP)
+    page.wait_for_function("() => document.getElementById('conn').dataset.state === 'on'", timeout=WAIT_MS)
+    page.evaluate(RECORD)
+    page.click("#pick-partnership")
+    page.click("#pick4-0")
+    page.click("#open4")
+    expect(page.locator("#waiting4")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("[data-seat-bot]")).to_have_count(3)
+    table_id = page.url.split("#/table/")[1]
+    row = other.locator(f"#open-tables tr[data-table='{table_id}']")
+    expect(row.locator("button[data-join]")).to_have_count(3, timeout=WAIT_MS)
+    for n, seat in enumerate((2, 1, 3)):
+        page.click(f"[data-seat-bot='{seat}']")
+        expect(page.locator("[data-seat-bot]")).to_have_count(2 - n, timeout=WAIT_MS)
+    assert [(m["seat"], m["level"]) for m in _sent(page, "seat_bot")] == [(2, "rules"), (1, "rules"), (3, "rules")]
+    expect(page.locator("#board4")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#seat-name-2")).to_have_text(re.compile(r"^bot-rules"))
+    expect(row).to_have_count(0, timeout=WAIT_MS)  # no longer open to join
+    page.click("#leave")
+    page.click("#leave-yes")
+    page.context.close()
+    other.context.close()
 
 
 @pytest.mark.slow
