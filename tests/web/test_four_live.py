@@ -180,7 +180,7 @@ def _check_deal_stored(db_url: str, game: Game, me: str) -> None:
     assert game.options is not None
     deal = deal_from_rows(game.deck, game.first_leader, game.options, [(m.card, m.declarations, m.signal) for m in moves])
     assert deal.is_over
-    assert (game.points0 + (game.declared0 or 0), game.points1 + (game.declared1 or 0)) == deal.outcome().score
+    assert ((game.points0 or 0) + (game.declared0 or 0), (game.points1 or 0) + (game.declared1 or 0)) == deal.outcome().score
 
 
 def _check_export(server: LiveServer, db_url: str, games: list[Game], me: str) -> list[dict[str, Any]]:
@@ -336,7 +336,7 @@ def test_a_match_to_21_for_four_through_the_page(browser: Browser, site: tuple[L
     for g in games:
         assert (g.match_before0, g.match_before1) == tuple(totals)
         _check_deal_stored(db_url, g, me)
-        totals = [totals[0] + g.points0 + (g.declared0 or 0), totals[1] + g.points1 + (g.declared1 or 0)]
+        totals = [totals[0] + (g.points0 or 0) + (g.declared0 or 0), totals[1] + (g.points1 or 0) + (g.declared1 or 0)]
     assert tuple(totals) == (match.score0, match.score1)
     engine_for(db_url).dispose()
     _check_export(server, db_url, games, me)
