@@ -1,0 +1,164 @@
+"""Perfect-information Monte Carlo (PIMC) for the four-player game: choose by averaging sampled worlds.
+
+For the seat to move, :func:`choose_pimc_move` draws ``worlds`` deals of the hidden hands
+consistent with its view (:mod:`agent.partnership.sampling`), values every legal card in
+every world with a pluggable evaluator, and plays the card with the best mean.  The same
+worlds serve every card (common random numbers), so the comparison between cards is not
+blurred by the luck of the draw.
+
+The evaluator, ``evaluate(deal, move) -> float``, receives the full-information deal of one
+world at the current position (:func:`agent.partnership.sampling.world_deal`) and the move to
+value; it returns the mover's partnership's final deal points **in thirds** (card thirds,
+the last trick's included, plus 3 for each declared whole point).  A double-dummy solver
+plugs in here; until then :func:`rollout_value` plays the world out with the rule-based
+player (:func:`agent.partnership_player.choose_partnership_move`) in every seat.
+
+Declarations and signals: the chooser declares everything it holds (declared points only
+add) and gives the rule player's signals (*volo* with its last card of a suit, *striscio*
+keeping two or more).  Searching over signals would be pointless here: an evaluator that
+sees every hand gains nothing from what a signal tells, so every signal would score alike.
+
+>>> import random
+>>> from tressette.partnership import PartnershipDeal, view_of_partnership
+>>> deal = PartnershipDeal.new(first_leader=0, rng=random.Random(2))
+>>> view = view_of_partnership(deal, 0)
+>>> move = choose_pimc_move(view, random.Random(1), worlds=4)
+>>> move.card in view.legal_moves()
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from agent.partnership.sampling import (
+    NoConsistentWorld,
+    Weight,
+    World,
+    WorldSampler,
+    sample_worlds,
+    world_deal,
+)
+from agent.partnership_player import choose_partnership_move
+from tressette.cards import Card, suit_of
+from tressette.partnership import (
+    PartnershipDeal,
+    PartnershipMove,
+    PartnershipView,
+    Signal,
+    partnership_of,
+    view_of_partnership,
+)
+
+Evaluator: TypeAlias = Callable[[PartnershipDeal, PartnershipMove], float]
+"""``evaluate(deal, move)``: the mover's partnership's final deal points in thirds after ``move``."""
+
+
+def final_thirds(deal: PartnershipDeal, side: int) -> int:
+    """Return ``side``'s deal points in thirds once ``deal`` is over: card thirds plus 3 per declared point."""
+    outcome = deal.outcome()
+    return outcome.points[side] + 3 * outcome.declared[side]
+
+
+def rollout_value(deal: PartnershipDeal, move: PartnershipMove) -> float:
+    """Return the mover's partnership's final thirds when ``move`` is played and the rule player plays on.
+
+    Every seat plays :func:`choose_partnership_move` on its own view of the world (it never peeks),
+    so the value is what the card is worth against and beside that player.  ``deal`` is not changed.
+    """
+    side = partnership_of(deal.to_move)
+    world = deal.copy()
+    world.play_move(move)
+    while not world.is_over:
+        world.play_move(choose_partnership_move(view_of_partnership(world, world.to_move)))
+    return float(final_thirds(world, side))
+
+
+def default_signal(view: PartnershipView, card: Card) -> Signal | None:
+    """Return the signal given with ``card``: *volo* when it is the last of its suit, *striscio* keeping two."""
+    allowed = view.allowed_signals(card)
+    left = sum(1 for c in view.hand if c != card and suit_of(c) == suit_of(card))
+    if Signal.VOLO in allowed:
+        return Signal.VOLO
+    if Signal.STRISCIO in allowed and left >= 2:
+        return Signal.STRISCIO
+    return None
+
+
+def candidate_moves(view: PartnershipView) -> list[PartnershipMove]:
+    """Return one move per legal card (all declarations, the default signal), the rule player's card first.
+
+    Ties in :func:`choose_pimc_move` go to the earlier move, so when the worlds cannot tell the
+    cards apart the chooser plays as the rule player does.
+    """
+    legal = view.legal_moves()
+    preferred = choose_partnership_move(view).card
+    order = [preferred, *(c for c in legal if c != preferred)]
+    declared = view.declarable()
+    return [PartnershipMove(c, declared, default_signal(view, c)) for c in order]
+
+
+@dataclass(frozen=True, slots=True)
+class PimcResult:
+    """The chosen move, each candidate's mean value (thirds) and how many worlds were searched."""
+
+    move: PartnershipMove
+    values: dict[Card, float]
+    worlds: int
+    relaxed: str | None = None
+    """What was ignored to find worlds when the record contradicted itself (``signals``, ``all``), else None."""
+
+
+def _sampler(view: PartnershipView) -> tuple[WorldSampler, str | None]:
+    """Return a sampler with worlds, dropping signals then declarations if the record admits none."""
+    sampler = WorldSampler.of(view)
+    if sampler.count:
+        return sampler, None
+    sampler = WorldSampler.of(view, signals=False)
+    if sampler.count:
+        return sampler, "signals"
+    return WorldSampler.of(view, signals=False, declarations=False), "all"
+
+
+def pimc_search(view: PartnershipView, rng: random.Random, *, worlds: int = 32,
+                evaluate: Evaluator = rollout_value, weight: Weight | None = None) -> PimcResult:
+    """Value every legal card of the seat to move over ``worlds`` sampled worlds and pick the best mean.
+
+    ``weight`` (an opponent or partner model) reweighs the worlds (:func:`sample_worlds`); uniform
+    by default.  A single legal card is returned without search (``worlds`` = 0).  Raises ValueError
+    if the viewer is not to move, :class:`NoConsistentWorld` if no world fits even the bare record.
+    """
+    moves = candidate_moves(view)  # ValueError when the viewer is not to move
+    if len(moves) == 1:
+        return PimcResult(moves[0], {moves[0].card: 0.0}, 0)
+    sampler, relaxed = _sampler(view)
+    if not sampler.count:
+        raise NoConsistentWorld("no deal of the hidden hands fits even the cards and counts")
+    to_deal = world_deal if relaxed is None else _unchecked_deal
+    deals = [to_deal(view, w) for w in sample_worlds(view, worlds, rng, weight=weight, sampler=sampler)]
+    totals = [0.0] * len(moves)
+    for deal in deals:
+        for i, move in enumerate(moves):
+            totals[i] += evaluate(deal, move)
+    values = {m.card: t / len(deals) for m, t in zip(moves, totals, strict=True)}
+    best = max(range(len(moves)), key=lambda i: (totals[i], -i))
+    return PimcResult(moves[best], values, len(deals), relaxed)
+
+
+def _unchecked_deal(view: PartnershipView, world: World) -> PartnershipDeal:
+    """Return the world's deal at the view's position without replaying the record (it would be refused)."""
+    h, d = world, view.declarations
+    return PartnershipDeal(
+        options=view.options, first_leader=view.first_leader, deck=tuple(c for hand in world for c in hand),
+        hands=(list(h[0]), list(h[1]), list(h[2]), list(h[3])), leader=view.leader, table=list(view.table),
+        table_signal=view.table_signal, points=list(view.points), history=list(view.history),
+        declarations=(list(d[0]), list(d[1]), list(d[2]), list(d[3])))
+
+
+def choose_pimc_move(view: PartnershipView, rng: random.Random, *, worlds: int = 32,
+                     evaluate: Evaluator = rollout_value, weight: Weight | None = None) -> PartnershipMove:
+    """Return the move :func:`pimc_search` picks for the seat to move (declarations and signal included)."""
+    return pimc_search(view, rng, worlds=worlds, evaluate=evaluate, weight=weight).move
