@@ -1,0 +1,144 @@
+"""Duplicate four-player arena: PIMC with rollouts against the rule-based player.
+
+Each seeded deal is played twice with the partnerships swapped (the same cards, the same
+first lead): once with PIMC in seats 0 and 2, once in seats 1 and 3, the rule player
+(:func:`agent.partnership_player.choose_partnership_move`) in the other two.  What a pair
+of games says is PIMC's margin with the luck of the cards cancelled out.  Declarations and
+signals are on (a match to 31's table).
+
+    python -m lab.partnership_arena --pairs 300 --worlds 32 --jobs 2 --json lab/results/partnership/pimc32.json
+    python -m lab.partnership_arena --summary lab/results/partnership/pimc32.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.partnership.pimc import choose_pimc_move
+from agent.partnership_player import choose_partnership_move
+from lab.arena import wilson
+from tressette.deal import shuffled_deck
+from tressette.partnership import N_SEATS, PartnershipDeal, PartnershipOptions, view_of_partnership
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One game of a pair: the PIMC partnership, both deal scores and card thirds, PIMC's thinking."""
+
+    pair: int
+    pimc_side: int
+    score: tuple[int, int]
+    thirds: tuple[int, int]
+    moves: int
+    think_s: float
+    max_move_s: float
+
+
+def deck_of(seed: int, pair: int) -> list[int]:
+    """Return pair ``pair``'s deck in the series ``seed``."""
+    return shuffled_deck(random.Random(f"partnership-arena:{seed}:{pair}"))
+
+
+def play_game(seed: int, pair: int, pimc_side: int, worlds: int) -> Game:
+    """Play pair ``pair``'s deal with PIMC (``worlds`` sampled worlds a move) for ``pimc_side``."""
+    deal = PartnershipDeal.from_deck(deck_of(seed, pair), pair % N_SEATS, PartnershipOptions())
+    rng = random.Random(f"pimc:{seed}:{pair}:{pimc_side}")
+    moves, think, longest = 0, 0.0, 0.0
+    while not deal.is_over:
+        view = view_of_partnership(deal, deal.to_move)
+        if deal.to_move % 2 == pimc_side:
+            start = time.perf_counter()
+            move = choose_pimc_move(view, rng, worlds=worlds)
+            spent = time.perf_counter() - start
+            moves, think, longest = moves + 1, think + spent, max(longest, spent)
+        else:
+            move = choose_partnership_move(view)
+        deal.play_move(move, deal.to_move)
+    out = deal.outcome()
+    return Game(pair, pimc_side, out.score, out.points, moves, think, longest)
+
+
+def play_pair(args: tuple[int, int, int]) -> list[Game]:
+    """Play both games of a pair (for the process pool)."""
+    seed, pair, worlds = args
+    return [play_game(seed, pair, side, worlds) for side in (0, 1)]
+
+
+def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return the match's figures: PIMC's mean deal score and margin (95% CI over pairs), deals won."""
+    by_pair: dict[int, list[dict[str, Any]]] = {}
+    for g in games:
+        by_pair.setdefault(g["pair"], []).append(g)
+    pairs = [p for p in by_pair.values() if len(p) == 2]
+    margins, mine, theirs, thirds = [], [], [], []
+    won = drawn = lost = 0
+    both = split = neither = 0
+    for p in pairs:
+        pair_margin = 0.0
+        wins = 0
+        for g in p:
+            s, o = g["pimc_side"], 1 - g["pimc_side"]
+            mine.append(g["score"][s])
+            theirs.append(g["score"][o])
+            thirds.append(g["thirds"][s])
+            pair_margin += (g["score"][s] - g["score"][o]) / 2
+            won += g["score"][s] > g["score"][o]
+            drawn += g["score"][s] == g["score"][o]
+            lost += g["score"][s] < g["score"][o]
+            wins += g["score"][s] > g["score"][o]
+        margins.append(pair_margin)
+        both, split, neither = both + (wins == 2), split + (wins == 1), neither + (wins == 0)
+    n = len(margins)
+    mean = statistics.fmean(margins)
+    half = 1.96 * statistics.stdev(margins) / math.sqrt(n) if n > 1 else math.inf
+    share, lo, hi = wilson(won, won + lost)  # of the deals decided (draws need declarations on both sides)
+    moves = sum(g["moves"] for g in games)
+    return {
+        "pairs": n, "deals": 2 * n,
+        "pimc_score": statistics.fmean(mine), "rule_score": statistics.fmean(theirs),
+        "margin": mean, "margin_ci95": [mean - half, mean + half],
+        "pimc_thirds": statistics.fmean(thirds),
+        "won": won, "drawn": drawn, "lost": lost, "won_of_decided": share, "won_of_decided_ci95": [lo, hi],
+        "pairs_won_both": both, "pairs_split": split, "pairs_lost_both": neither,
+        "pimc_move_ms_mean": 1000 * sum(g["think_s"] for g in games) / max(1, moves),
+        "pimc_move_ms_max": 1000 * max(g["max_move_s"] for g in games),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the duplicate arena (or summarise saved results) and print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=300)
+    ap.add_argument("--first", type=int, default=0, help="the first pair's index in the series")
+    ap.add_argument("--seed", type=int, default=47)
+    ap.add_argument("--worlds", type=int, default=32)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--json", help="write every game and the summary here")
+    ap.add_argument("--summary", nargs="*", help="summarise these saved runs instead of playing")
+    args = ap.parse_args(argv)
+    if args.summary:
+        games = [g for path in args.summary for g in json.loads(Path(path).read_text())["games"]]
+        print(json.dumps(summary(games), indent=2))
+        return
+    tasks = [(args.seed, i, args.worlds) for i in range(args.first, args.first + args.pairs)]
+    start = time.perf_counter()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        games = [asdict(g) for pair in pool.map(play_pair, tasks) for g in pair]
+    figures = summary(games)
+    figures["wall_s"] = time.perf_counter() - start
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"args": vars(args), "summary": figures, "games": games}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
