@@ -33,6 +33,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -52,8 +53,13 @@ from tressette.partnership import (
 
 World: TypeAlias = tuple[tuple[Card, ...], ...]
 """The four seats' current hands, each sorted."""
-Shares: TypeAlias = tuple[int, ...]
-"""How many cards each hidden seat gets (in the order of ``Constraints.hidden_seats``)."""
+Shares: TypeAlias = int
+"""How many cards each hidden seat gets, packed: 5 bits a seat, in the order of ``Constraints.hidden_seats``.
+
+Packed, adding two shares is one integer addition (no digit exceeds 20, so none carries), and a
+difference with a negative digit borrows into a digit above 20, which no table holds: looking it
+up finds nothing, as it should."""
+_BITS = 5
 Weight: TypeAlias = Callable[[World], float]
 """A model's relative likelihood of a world (an opponent or partner model); >= 0."""
 
@@ -92,26 +98,19 @@ class _Group:
     """Each way of sharing the group among all hidden seats, with its number of card assignments."""
 
 
-def _group(cards: list[Card], slots: tuple[int, ...], width: int) -> _Group:
+def _pack(parts: Sequence[int]) -> Shares:
+    return sum(p << (_BITS * k) for k, p in enumerate(parts))
+
+
+def _digits(shares: Shares, width: int) -> list[int]:
+    return [(shares >> (_BITS * k)) & ((1 << _BITS) - 1) for k in range(width)]
+
+
+def _group(cards: list[Card], slots: tuple[int, ...]) -> _Group:
     splits = []
     for parts in _splits(len(cards), len(slots)):
-        shares = [0] * width
-        for slot, p in zip(slots, parts, strict=True):
-            shares[slot] = p
-        splits.append((tuple(shares), _multinomial(parts)))
+        splits.append((sum(p << (_BITS * slot) for slot, p in zip(slots, parts, strict=True)), _multinomial(parts)))
     return _Group(tuple(sorted(cards)), slots, tuple(splits))
-
-
-def _add(a: Shares, b: Shares) -> Shares:
-    return tuple(x + y for x, y in zip(a, b, strict=True))
-
-
-def _sub(a: Shares, b: Shares) -> Shares:
-    return tuple(x - y for x, y in zip(a, b, strict=True))
-
-
-def _fits(shares: Shares, need: Shares) -> bool:
-    return all(x <= y for x, y in zip(shares, need, strict=True))
 
 
 def _pick(rng: random.Random, options: list[tuple[int, T]]) -> T:
@@ -134,18 +133,19 @@ class _Suit:
     """Ways the whole suit gives ``n`` cards, the striscio bounds applied."""
 
 
-def _suit_table(groups: list[_Group], need: Shares, floor: Shares) -> _Suit:
-    width = len(need)
-    prefix: list[dict[Shares, int]] = [{(0,) * width: 1}]
+def _suit_table(groups: list[_Group], fits: set[Shares], floor: list[int]) -> _Suit:
+    """Return the suit's tables; ``fits`` holds every share within the seats' needs."""
+    prefix: list[dict[Shares, int]] = [{0: 1}]
     for g in groups:
         nxt: dict[Shares, int] = {}
         for n, ways in prefix[-1].items():
             for d, mult in g.splits:
-                m = _add(n, d)
-                if _fits(m, need):
+                m = n + d
+                if m in fits:
                     nxt[m] = nxt.get(m, 0) + ways * mult
         prefix.append(nxt)
-    final = {n: w for n, w in prefix[-1].items() if all(x >= f for x, f in zip(n, floor, strict=True))}
+    final = {n: w for n, w in prefix[-1].items()
+             if all(x >= f for x, f in zip(_digits(n, len(floor)), floor, strict=True))}
     return _Suit(tuple(groups), tuple(prefix), final)
 
 
@@ -158,38 +158,40 @@ class WorldSampler:
         c = constraints
         self._seats = c.hidden_seats
         self._hand = tuple(sorted(hand))
-        width = len(self._seats)
         self._held = [sorted(c.held[s]) for s in self._seats]
         free = [card for card in sorted(c.unknown) if not any(card in c.held[s] for s in self._seats)]
-        need = tuple(c.counts[s] - len(h) for s, h in zip(self._seats, self._held, strict=True))
-        self._need = need
-        suits: list[_Suit] = []
+        need = [c.counts[s] - len(h) for s, h in zip(self._seats, self._held, strict=True)]
+        self._need = _pack(need)
+        self._suits: list[_Suit] = []
+        self._suffix: list[dict[Shares, int]] = []
+        self.count: int = 0
+        if c.is_open_contradiction() or min(need, default=0) < 0:
+            return
+        fits = {_pack(parts) for parts in itertools.product(*(range(x + 1) for x in need))}
         for suit in range(N_SUITS):
             by_slots: dict[tuple[int, ...], list[Card]] = {}
             for card in free:
                 if suit_of(card) == suit:
                     slots = tuple(i for i, s in enumerate(self._seats) if c.allows(s, card))
                     by_slots.setdefault(slots, []).append(card)
-            groups = [_group(cards, slots, width) for slots, cards in sorted(by_slots.items()) if slots]
-            dead = by_slots.get((), [])
-            floor = tuple(int(bool((c.some[s] >> suit) & 1) and not any(suit_of(h) == suit for h in c.held[s]))
-                          for s in self._seats)
-            table = _suit_table(groups, need, floor)
-            suits.append(_Suit((), ({},), {}) if dead else table)
-        self._suits = suits
-        # suffix[i][r]: ways suits i.. give the hidden seats exactly r cards.
-        suffix: list[dict[Shares, int]] = [{} for _ in range(N_SUITS)] + [{(0,) * width: 1}]
-        for i in range(N_SUITS - 1, -1, -1):
+            if () in by_slots:  # a card no hidden seat may hold
+                return
+            groups = [_group(cards, slots) for slots, cards in sorted(by_slots.items())]
+            floor = [int(bool((c.some[s] >> suit) & 1) and not any(suit_of(h) == suit for h in c.held[s]))
+                     for s in self._seats]
+            self._suits.append(_suit_table(groups, fits, floor))
+        # suffix[i][r]: ways suits i.. give the hidden seats exactly r cards (suit 0 only at the need).
+        suffix: list[dict[Shares, int]] = [{} for _ in range(N_SUITS)] + [{0: 1}]
+        for i in range(N_SUITS - 1, 0, -1):
             acc: dict[Shares, int] = {}
-            for n, ways in suits[i].ways.items():
+            for n, ways in self._suits[i].ways.items():
                 for r, rest in suffix[i + 1].items():
-                    m = _add(n, r)
-                    if _fits(m, need):
+                    m = n + r
+                    if m in fits:
                         acc[m] = acc.get(m, 0) + ways * rest
             suffix[i] = acc
         self._suffix = suffix
-        bad = c.is_open_contradiction() or any(x < 0 for x in need)
-        self.count: int = 0 if bad else suffix[0].get(need, 0)
+        self.count = sum(ways * suffix[1].get(self._need - n, 0) for n, ways in self._suits[0].ways.items())
         """How many worlds are consistent (0: the record contradicts itself)."""
 
     @classmethod
@@ -207,11 +209,11 @@ class WorldSampler:
             nxt = self._suffix[i + 1]
             options: list[tuple[int, Shares]] = []
             for n, ways in suit.ways.items():
-                rest = nxt.get(_sub(r, n), 0)
+                rest = nxt.get(r - n, 0)
                 if rest:
                     options.append((ways * rest, n))
             n = _pick(rng, options)
-            r = _sub(r, n)
+            r -= n
             self._deal_suit(suit, n, hands, rng)
         world: list[tuple[Card, ...]] = [()] * N_SEATS
         for s, h in zip(self._seats, hands, strict=True):
@@ -227,15 +229,15 @@ class WorldSampler:
             before = suit.prefix[j]
             options: list[tuple[int, Shares]] = []
             for d, mult in group.splits:
-                ways = before.get(_sub(n, d), 0)
+                ways = before.get(n - d, 0)
                 if ways:
                     options.append((mult * ways, d))
             d = _pick(rng, options)
-            n = _sub(n, d)
+            n -= d
             cards = list(group.cards)
             rng.shuffle(cards)
             at = 0
-            for slot, k in enumerate(d):
+            for slot, k in enumerate(_digits(d, len(hands))):
                 hands[slot].extend(cards[at:at + k])
                 at += k
 
