@@ -86,7 +86,7 @@ def test_true_world_is_consistent_and_samples_fit() -> None:
 
 @pytest.mark.slow
 def test_true_world_is_consistent_and_samples_fit_thousands() -> None:
-    """The same over 2,000 seeded deals (about a minute)."""
+    """The same over 2,000 seeded deals (one to two minutes)."""
     _check_samples(2000, seed0=0)
 
 
