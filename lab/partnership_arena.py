@@ -48,8 +48,11 @@ def deck_of(seed: int, pair: int) -> list[int]:
     return shuffled_deck(random.Random(f"partnership-arena:{seed}:{pair}"))
 
 
-def play_game(seed: int, pair: int, pimc_side: int, worlds: int) -> Game:
-    """Play pair ``pair``'s deal with PIMC (``worlds`` sampled worlds a move) for ``pimc_side``."""
+def play_game(seed: int, pair: int, pimc_side: int, worlds: int, read: bool = True) -> Game:
+    """Play pair ``pair``'s deal with PIMC (``worlds`` sampled worlds a move) for ``pimc_side``.
+
+    ``read=False``: PIMC samples without what signals and declarations say.
+    """
     deal = PartnershipDeal.from_deck(deck_of(seed, pair), pair % N_SEATS, PartnershipOptions())
     rng = random.Random(f"pimc:{seed}:{pair}:{pimc_side}")
     moves, think, longest = 0, 0.0, 0.0
@@ -57,7 +60,7 @@ def play_game(seed: int, pair: int, pimc_side: int, worlds: int) -> Game:
         view = view_of_partnership(deal, deal.to_move)
         if deal.to_move % 2 == pimc_side:
             start = time.perf_counter()
-            move = choose_pimc_move(view, rng, worlds=worlds)
+            move = choose_pimc_move(view, rng, worlds=worlds, read=read)
             spent = time.perf_counter() - start
             moves, think, longest = moves + 1, think + spent, max(longest, spent)
         else:
@@ -67,10 +70,10 @@ def play_game(seed: int, pair: int, pimc_side: int, worlds: int) -> Game:
     return Game(pair, pimc_side, out.score, out.points, moves, think, longest)
 
 
-def play_pair(args: tuple[int, int, int]) -> list[Game]:
-    """Play both games of a pair (for the process pool)."""
-    seed, pair, worlds = args
-    return [play_game(seed, pair, side, worlds) for side in (0, 1)]
+def play_pair(args: tuple[int, int, int, bool]) -> list[Game]:
+    """Play both games of a pair (for the process pool): seed, pair, worlds, read."""
+    seed, pair, worlds, read = args
+    return [play_game(seed, pair, side, worlds, read) for side in (0, 1)]
 
 
 def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
@@ -122,6 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=47)
     ap.add_argument("--worlds", type=int, default=32)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--blind", action="store_true",
+                    help="PIMC samples without what signals and declarations say (voids still count)")
     ap.add_argument("--json", help="write every game and the summary here")
     ap.add_argument("--summary", nargs="*", help="summarise these saved runs instead of playing")
     args = ap.parse_args(argv)
@@ -129,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
         games = [g for path in args.summary for g in json.loads(Path(path).read_text())["games"]]
         print(json.dumps(summary(games), indent=2))
         return
-    tasks = [(args.seed, i, args.worlds) for i in range(args.first, args.first + args.pairs)]
+    tasks = [(args.seed, i, args.worlds, not args.blind) for i in range(args.first, args.first + args.pairs)]
     start = time.perf_counter()
     with ProcessPoolExecutor(args.jobs) as pool:
         games = [asdict(g) for pair in pool.map(play_pair, tasks) for g in pair]

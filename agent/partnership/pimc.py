@@ -112,9 +112,9 @@ class PimcResult:
     """What was ignored to find worlds when the record contradicted itself (``signals``, ``all``), else None."""
 
 
-def _sampler(view: PartnershipView) -> tuple[WorldSampler, str | None]:
+def _sampler(view: PartnershipView, read: bool) -> tuple[WorldSampler, str | None]:
     """Return a sampler with worlds, dropping signals then declarations if the record admits none."""
-    sampler = WorldSampler.of(view)
+    sampler = WorldSampler.of(view, signals=read, declarations=read)
     if sampler.count:
         return sampler, None
     sampler = WorldSampler.of(view, signals=False)
@@ -124,20 +124,22 @@ def _sampler(view: PartnershipView) -> tuple[WorldSampler, str | None]:
 
 
 def pimc_search(view: PartnershipView, rng: random.Random, *, worlds: int = 32,
-                evaluate: Evaluator = rollout_value, weight: Weight | None = None) -> PimcResult:
+                evaluate: Evaluator = rollout_value, weight: Weight | None = None, read: bool = True) -> PimcResult:
     """Value every legal card of the seat to move over ``worlds`` sampled worlds and pick the best mean.
 
     ``weight`` (an opponent or partner model) reweighs the worlds (:func:`sample_worlds`); uniform
-    by default.  A single legal card is returned without search (``worlds`` = 0).  Raises ValueError
+    by default.  ``read=False`` samples without what signals and declarations say (voids shown by
+    not following still count): to measure what reading them is worth.  A single legal card is returned without search (``worlds`` = 0).  Raises ValueError
     if the viewer is not to move, :class:`NoConsistentWorld` if no world fits even the bare record.
     """
     moves = candidate_moves(view)  # ValueError when the viewer is not to move
     if len(moves) == 1:
         return PimcResult(moves[0], {moves[0].card: 0.0}, 0)
-    sampler, relaxed = _sampler(view)
+    sampler, relaxed = _sampler(view, read)
     if not sampler.count:
         raise NoConsistentWorld("no deal of the hidden hands fits even the cards and counts")
-    to_deal = world_deal if relaxed is None else _unchecked_deal
+    # A world that ignores part of the record would be refused by the replay: build its deal directly.
+    to_deal = world_deal if relaxed is None and read else _unchecked_deal
     deals = [to_deal(view, w) for w in sample_worlds(view, worlds, rng, weight=weight, sampler=sampler)]
     totals = [0.0] * len(moves)
     for deal in deals:
@@ -158,7 +160,7 @@ def _unchecked_deal(view: PartnershipView, world: World) -> PartnershipDeal:
         declarations=(list(d[0]), list(d[1]), list(d[2]), list(d[3])))
 
 
-def choose_pimc_move(view: PartnershipView, rng: random.Random, *, worlds: int = 32,
-                     evaluate: Evaluator = rollout_value, weight: Weight | None = None) -> PartnershipMove:
+def choose_pimc_move(view: PartnershipView, rng: random.Random, *, worlds: int = 32, evaluate: Evaluator = rollout_value,
+                     weight: Weight | None = None, read: bool = True) -> PartnershipMove:
     """Return the move :func:`pimc_search` picks for the seat to move (declarations and signal included)."""
-    return pimc_search(view, rng, worlds=worlds, evaluate=evaluate, weight=weight).move
+    return pimc_search(view, rng, worlds=worlds, evaluate=evaluate, weight=weight, read=read).move

@@ -123,6 +123,33 @@ def test_a_contradictory_record_is_relaxed_not_fatal() -> None:
     result = pimc_search(bad, random.Random(0), worlds=4)
     assert result.relaxed == "all" and result.worlds == 4
     assert result.move.card in view.legal_moves()
+    blind = pimc_search(bad, random.Random(0), worlds=4, read=False)  # not reading it, nothing to relax
+    assert blind.relaxed is None and blind.worlds == 4
+
+
+def test_a_blind_search_samples_past_declarations() -> None:
+    """``read=False`` ignores what declarations say: some worlds break them, and the search still runs."""
+    for seed in range(200):  # the first seed where seat 1 declares in the first trick, before seat 2 plays
+        deal = PartnershipDeal.new(0, random.Random(seed))
+        deal.play_move(choose_partnership_move(view_of_partnership(deal, 0)))
+        deal.play_move(choose_partnership_move(view_of_partnership(deal, 1)))
+        if deal.declarations[1]:
+            break
+    view = view_of_partnership(deal, 2)
+    shown = set().union(*(d.cards for d in view.declarations[1])) - set(deal.history[0].cards if deal.history
+                                                                          else deal.table)
+    broken = 0
+
+    def evaluate(world: PartnershipDeal, move: PartnershipMove) -> float:
+        nonlocal broken
+        broken += not shown <= set(world.hands[1])
+        return 0.0
+
+    pimc_search(view, random.Random(3), worlds=20, evaluate=evaluate, read=False)
+    assert shown and broken > 0
+    broken = 0
+    pimc_search(view, random.Random(3), worlds=20, evaluate=evaluate)
+    assert broken == 0
 
 
 def test_not_the_seat_to_move() -> None:

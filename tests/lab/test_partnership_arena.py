@@ -10,7 +10,7 @@ from lab.partnership_arena import deck_of, main, play_pair, summary
 
 def test_a_pair_swaps_the_partnerships_on_the_same_cards() -> None:
     """The two games of a pair put PIMC on each side of one deck; the scores are the deal's."""
-    games = play_pair((3, 1, 2))
+    games = play_pair((3, 1, 2, True))
     assert [g.pimc_side for g in games] == [0, 1]
     assert deck_of(3, 1) == deck_of(3, 1) != deck_of(3, 2)
     for g in games:
