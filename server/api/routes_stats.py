@@ -54,11 +54,14 @@ def profile(username: Annotated[str, Path(max_length=64)], session: DB) -> dict[
     for variant, (accuracy, analysed) in analysed_accuracy(session=session, user_id=user.id).items():
         if variant in totals:  # the average accuracy of its analysed games (docs/admin.md)
             totals[variant].update(accuracy=accuracy, analysed=analysed)
-    games = session.scalars(select(Game).where(or_(Game.player0_id == user.id, Game.player1_id == user.id),
-                                               Game.status == "finished", Game.n_players == 2)
+    seats = (Game.player0_id, Game.player1_id, Game.player2_id, Game.player3_id)
+    games = session.scalars(select(Game).where(or_(*(seat == user.id for seat in seats)), Game.status == "finished")
                             .order_by(Game.id.desc()).limit(20))
     recent = []
     for g in games:
+        if g.n_players == 4:
+            recent.append(_recent_four(g, user.id, session))
+            continue
         seat = 0 if g.player0_id == user.id else 1
         opponent = session.get(User, g.player1_id if seat == 0 else g.player0_id)
         recent.append({"id": g.id, "variant": g.variant, "opponent": opponent.username if opponent else None,
@@ -72,6 +75,30 @@ def profile(username: Annotated[str, Path(max_length=64)], session: DB) -> dict[
                 "solved": solver.solved} if solver is not None and solver.attempts else None)
     return {"username": user.username, "role": user.role, "totals": totals, "recent_games": recent,
             "puzzles": puzzles}
+
+
+def _recent_four(g: Game, user_id: int, session: DB) -> dict[str, Any]:
+    """Return a four-player deal as the profile's recent games list it, seen from ``user_id``'s partnership.
+
+    ``score``/``opponent_score``: whole points with declarations (not thirds as a two-player game's ``points``);
+    ``won`` and ``draw`` (a single deal may end level).
+    """
+    ids = [g.player0_id, g.player1_id, g.player2_id, g.player3_id]
+    seat = ids.index(user_id)  # the first seat if one account held several (a bot)
+    side = seat % 2
+
+    def name(uid: int | None) -> str | None:
+        user = session.get(User, uid) if uid is not None else None
+        return user.username if user else None
+
+    finished = g.end_reason == "finished"
+    score = [(g.points0 or 0) + (g.declared0 or 0), (g.points1 or 0) + (g.declared1 or 0)]
+    return {"id": g.id, "game": "partnership", "variant": g.variant, "seat": seat,
+            "partner": name(ids[(seat + 2) % 4]), "opponents": [name(ids[(seat + 1) % 4]), name(ids[(seat + 3) % 4])],
+            "score": score[side], "opponent_score": score[1 - side],
+            "won": g.winner_seat == side, "draw": finished and g.winner_seat is None, "reason": g.end_reason,
+            "match_id": g.match_id, "rated": not g.unrated, "public": is_public(g),
+            "ended_at": g.ended_at.isoformat() if g.ended_at else None}
 
 
 def _game_for(game_id: int, session: DB, user: User) -> Game:

@@ -7,12 +7,15 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+from sqlalchemy import select
+
 from server.store.models import Game
 from server.store.ratings import Rating, after_game
 from tests import local_http
 from tests.conftest import ROOT, LiveServer
-from tests.server.client import Client, is_table, play_until_over
+from tests.server.client import Client, guest_token, is_table, play_until_over
 from tests.server.db import db_session
+from tests.server.four import open_four, play_four
 from tressette import Deal, Variant, parse_card
 
 
@@ -95,3 +98,52 @@ def test_leaderboard_profile_and_replay(pg_url: str, start_server: Callable[...,
                            env={**os.environ, "DATABASE_URL": pg_url}, capture_output=True, text=True, check=True)
     as_admin = {"Authorization": f"Bearer {admin.stdout.strip()}"}
     assert local_http.get(f"{server.url}/api/games/{game_id}/replay", headers=as_admin).json()["id"] == game_id
+
+
+def test_profile_lists_a_four_player_deal(pg_url: str, start_server: Callable[..., LiveServer]) -> None:
+    """A four-player deal played through the server is in each player's profile: partner, opponents, the
+    partnership's score and result, the replay; the totals under ``partnership``; two-player entries unchanged."""
+    server = start_server(pg_url)
+    clients, table_id, users = open_four(server.url, server.ws_url, target=0)
+    result = play_four(clients, table_id)["table"]["result"]
+    names = [u["username"] for u in users]
+    with db_session(pg_url) as s:
+        game = s.scalars(select(Game).where(Game.table_id == table_id)).one()
+        game_id = game.id
+    for seat, name in enumerate(names):
+        prof = local_http.get(f"{server.url}/api/players/{name}").json()
+        side = seat % 2
+        totals = prof["totals"]["partnership"]
+        assert totals["games"] == 1 and totals["wins"] == int(result["winner"] == side)
+        assert totals["points"] == result["score"][side] and isinstance(totals["rating"], float)
+        [g] = prof["recent_games"]
+        assert g == {"id": game_id, "game": "partnership", "variant": "partnership", "seat": seat,
+                     "partner": names[(seat + 2) % 4], "opponents": [names[(seat + 1) % 4], names[(seat + 3) % 4]],
+                     "score": result["score"][side], "opponent_score": result["score"][1 - side],
+                     "won": result["winner"] == side, "draw": result["winner"] is None, "reason": "finished",
+                     "match_id": None, "rated": True, "public": True, "ended_at": g["ended_at"]}
+        assert g["ended_at"] is not None
+    # The replay the profile links to is the four-player deal's.
+    token = guest_token(server.url)[0]
+    replay = local_http.get(f"{server.url}/api/games/{game_id}/replay",
+                            headers={"Authorization": f"Bearer {token}"}).json()
+    assert replay["game"] == "partnership" and replay["players"] == names and replay["score"] == result["score"]
+
+    # A two-player game after it keeps its shape exactly; the newest comes first.
+    tokens = [c.token for c in clients]
+    for c in clients:
+        c.close()
+    a, b = Client(server.ws_url, tokens[0]), Client(server.ws_url, tokens[1])
+    a.send({"type": "create_table", "variant": "tressette"})
+    two_id = a.wait_for(lambda m: is_table(m) and m["table"]["status"] == "waiting")["table"]["id"]
+    b.send({"type": "join_table", "table_id": two_id})
+    final = play_until_over(a, b, two_id)["table"]
+    a.close()
+    b.close()
+    recent = local_http.get(f"{server.url}/api/players/{names[0]}").json()["recent_games"]
+    assert [g["id"] for g in recent][1] == game_id and recent[1]["game"] == "partnership"
+    two = recent[0]
+    assert set(two) == {"id", "variant", "opponent", "points", "opponent_points", "won", "reason", "match_id",
+                        "rated", "public", "ended_at"}
+    assert (two["variant"], two["opponent"], two["points"] + two["opponent_points"]) == ("tressette", names[1], 35)
+    assert two["won"] == (final["result"]["winner"] == 0)
