@@ -103,7 +103,7 @@ export default {
     wins: "Pobjede", winShare: "Udio pobjeda", pointsTotal: "Punti", rating: "Rejting", minGames: "Najmanje igara",
     sortBy: "Poredaj po", noPlayers: "Još nema igrača s toliko igara.", totals: "Ukupno",
     recentGames: "Nedavne igre", noGamesYet: "Još nema završenih igara.", ended: "Kraj", started: "Početak",
-    score: "Rezultat", result: "Ishod", won: "pobjeda", lost: "poraz", replay: "Pregled", versus: "protiv",
+    score: "Rezultat", result: "Ishod", won: "pobjeda", lost: "poraz", drawResult: "neriješeno", replay: "Pregled", versus: "protiv",
     role_guest: "gost", role_bot: "računalo", role_admin: "administrator", role_player: "igrač",
     reason: "Razlog", reason_finished: "odigrano do kraja", reason_timeout: "isteklo vrijeme", reason_left: "napustio stol",
     move: "Potez", firstMove: "Prvi potez", stepBack: "Korak natrag", stepForward: "Korak naprijed", lastMove: "Zadnji potez",

@@ -100,7 +100,7 @@ export default {
     wins: "Vittorie", winShare: "Quota di vittorie", pointsTotal: "Punti", rating: "Valutazione", minGames: "Min. smazzate",
     sortBy: "Ordina per", noPlayers: "Ancora nessun giocatore con tante smazzate.", totals: "Totali",
     recentGames: "Smazzate recenti", noGamesYet: "Ancora nessuna smazzata finita.", ended: "Finita", started: "Iniziata",
-    score: "Punteggio", result: "Risultato", won: "vinta", lost: "persa", replay: "Rivedi", versus: "contro",
+    score: "Punteggio", result: "Risultato", won: "vinta", lost: "persa", drawResult: "pari", replay: "Rivedi", versus: "contro",
     role_guest: "ospite", role_bot: "computer", role_admin: "amministratore", role_player: "giocatore",
     reason: "Motivo", reason_finished: "giocata fino in fondo", reason_timeout: "tempo scaduto", reason_left: "ha lasciato il tavolo",
     move: "Mossa", firstMove: "Prima mossa", stepBack: "Indietro", stepForward: "Avanti", lastMove: "Ultima mossa",

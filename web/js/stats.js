@@ -4,6 +4,13 @@ import { dataTable, errorBox, fill, h, playerLink, rating, share, when } from ".
 import { percent, points, t, tx } from "./i18n.js";
 
 const VARIANTS = ["tressette", "kifameno"];
+// The profile also lists the four-player game (its own totals and rating under the key "partnership").
+const PROFILE_VARIANTS = [...VARIANTS, "partnership"];
+
+/** Return a game's name as the player reads it: the four-player game is "Tressette for four". */
+function variantName(v) {
+  return v === "partnership" ? t("partnershipGame") : t(v);
+}
 // The filters survive re-renders (a language switch, coming back from a profile).
 const board = { variant: "tressette", minGames: 1, order: "rating", seq: 0 };
 
@@ -77,7 +84,7 @@ function roleName(role) {
 }
 
 function totalsTable(totals) {
-  const variants = VARIANTS.filter((v) => totals[v]);
+  const variants = PROFILE_VARIANTS.filter((v) => totals[v]);
   if (!variants.length) return h("p", { id: "profile-no-games" }, t("noGamesYet"));
   const rated = variants.some((v) => totals[v].rating !== undefined && totals[v].rating !== null);
   // The average accuracy of the player's analysed games (web/js/analysis.js), with how many there are.
@@ -89,7 +96,9 @@ function totalsTable(totals) {
     const accuracy = x.accuracy === undefined || x.accuracy === null ? "—"
       : h("span", { class: "accuracy" }, percent(Number(x.accuracy) / 100), h("span", { class: "rd" }, ` (${x.analysed})`));
     return { attrs: { "data-variant": v },
-      cells: [t(v), String(x.games), String(x.wins), share(x.win_share), points(x.points), ...(rated ? [rating(x.rating, x.rd, x.provisional)] : []),
+      cells: [variantName(v), String(x.games), String(x.wins), share(x.win_share),
+        // The four-player game's totals are whole points (its partnerships' scores), the others' thirds.
+        v === "partnership" ? String(x.points) : points(x.points), ...(rated ? [rating(x.rating, x.rd, x.provisional)] : []),
         ...(analysed ? [accuracy] : [])] };
   }));
 }
@@ -106,12 +115,21 @@ function recentTable(data) {
   const games = data.recent_games ?? [];
   if (!games.length) return h("p", { id: "profile-no-recent" }, t("noGamesYet"));
   const headers = [t("ended"), t("variant"), t("opponent"), t("score"), t("result"), ""];
-  return dataTable("recent-games", headers, games.map((g) => ({
-    attrs: { "data-game": g.id },
-    cells: [when(g.ended_at), t(g.variant), playerLink(g.opponent), `${Math.floor(g.points / 3)} : ${Math.floor(g.opponent_points / 3)}`,
-      (g.won ? t("won") : t("lost")) + (g.reason && g.reason !== "finished" ? ` (${tx("reason", g.reason)})` : "")
+  return dataTable("recent-games", headers, games.map((g) => {
+    const four = g.game === "partnership";
+    return { attrs: { "data-game": g.id, ...(four ? { "data-game-kind": "partnership" } : {}) },
+      cells: [when(g.ended_at), variantName(g.variant), four ? fourPlayers(g) : playerLink(g.opponent),
+        four ? `${g.score} : ${g.opponent_score}` : `${Math.floor(g.points / 3)} : ${Math.floor(g.opponent_points / 3)}`,
+        (g.won ? t("won") : g.draw ? t("drawResult") : t("lost")) + (g.reason && g.reason !== "finished" ? ` (${tx("reason", g.reason)})` : "")
         + (g.rated === false ? ` · ${t("notRatedShort")}` : ""),
       mayReplay(data, g) ? h("a", { href: `#/replay/${g.id}`, class: "replay-link" }, t("replay"))
-        : h("span", { class: "rd private-game" }, t("privateGame"))],
-  })), ["wide-only"]);
+        : h("span", { class: "rd private-game" }, t("privateGame"))] };
+  }), ["wide-only"]);
+}
+
+/** Return a four-player deal's opponents, then the partner (kept on phones: who played with whom). */
+function fourPlayers(g) {
+  const [left, right] = g.opponents ?? [];
+  return h("span", { class: "four-players" }, playerLink(left), " & ", playerLink(right),
+    h("span", { class: "partner-of" }, ` (${t("partner")}: `, playerLink(g.partner), ")"));
 }
