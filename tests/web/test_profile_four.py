@@ -123,3 +123,11 @@ def test_profile_shows_the_four_player_game(played: Played, contexts: Callable[.
     expect(page.locator("#replay-board4")).to_be_visible()
     for seat in range(4):
         expect(page.locator(f"#replay-hand-{seat}")).to_be_visible()
+
+    # The leaderboard lists the four-player game too, its points whole as on the profile.
+    page.goto(f"{played.server.url}/#/leaderboard")
+    expect(page.locator("#lb-variant option[value=partnership]")).to_have_text("Tressette for four")
+    page.select_option("#lb-variant", "partnership")
+    carla = page.locator("#leaderboard tbody tr[data-username=carla]")
+    expect(carla).to_have_count(1)
+    expect(carla.locator("td").nth(5)).to_have_text(str(x["points"]))

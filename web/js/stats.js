@@ -4,7 +4,7 @@ import { dataTable, errorBox, fill, h, playerLink, rating, share, when } from ".
 import { percent, points, t, tx } from "./i18n.js";
 
 const VARIANTS = ["tressette", "kifameno"];
-// The profile also lists the four-player game (its own totals and rating under the key "partnership").
+// The profile and the leaderboard also list the four-player game (its totals and rating under "partnership").
 const PROFILE_VARIANTS = [...VARIANTS, "partnership"];
 
 /** Return a game's name as the player reads it: the four-player game is "Tressette for four". */
@@ -17,7 +17,8 @@ const board = { variant: "tressette", minGames: 1, order: "rating", seq: 0 };
 /** Return the leaderboard page; the table fills in when the server answers. */
 export function leaderboardView() {
   const result = h("div", { id: "lb-result" }, h("p", {}, "…"));
-  const variant = h("select", { id: "lb-variant" }, VARIANTS.map((v) => h("option", { value: v, selected: v === board.variant }, t(v))));
+  const variant = h("select", { id: "lb-variant" },
+    PROFILE_VARIANTS.map((v) => h("option", { value: v, selected: v === board.variant }, variantName(v))));
   const minGames = h("input", { id: "lb-min-games", type: "number", min: 0, step: 1, value: board.minGames, inputmode: "numeric" });
   const order = h("select", { id: "lb-order" },
     [["rating", t("rating")], ["win_share", t("winShare")], ["games", t("games")]]
@@ -31,7 +32,7 @@ export function leaderboardView() {
     try {
       const data = await call("GET", `/api/leaderboard${query(wanted)}`);
       if (seq !== board.seq) return;
-      fill(result, leaderboardTable(data));
+      fill(result, leaderboardTable(data, wanted.variant));
     } catch (e) {
       if (seq !== board.seq) return;
       fill(result, errorBox(e));
@@ -50,7 +51,7 @@ export function leaderboardView() {
     h("p", { class: "note", id: "rating-note" }, t("ratingNote")));
 }
 
-function leaderboardTable(data) {
+function leaderboardTable(data, variant) {
   const players = data.players ?? [];
   if (!players.length) return h("p", { id: "lb-empty" }, t("noPlayers"));
   const rated = players.some((p) => p.rating !== undefined && p.rating !== null);
@@ -58,7 +59,9 @@ function leaderboardTable(data) {
   return dataTable("leaderboard", headers, players.map((p) => ({
     attrs: { "data-username": p.username },
     cells: [String(p.rank), h("span", {}, playerLink(p.username), p.is_bot ? h("span", { class: "badge" }, t("bot")) : null),
-      String(p.games), String(p.wins), share(p.win_share), points(p.points), ...(rated ? [rating(p.rating, p.rd)] : [])],
+      String(p.games), String(p.wins), share(p.win_share),
+      variant === "partnership" ? String(p.points) : points(p.points), // whole points for four, else thirds
+      ...(rated ? [rating(p.rating, p.rd)] : [])],
   })));
 }
 
