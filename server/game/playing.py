@@ -13,14 +13,15 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 from server.game.connection import Connection
-from server.game.records import FenceRefused, GameEnd, MatchDeal, MatchEnd, NewGame, SavedGame, aborted
+from server.game.records import GameEnd, MatchDeal, MatchEnd, NewGame, SavedGame, aborted
 from server.game.replies import NOTICE_BOTS_BUSY, NOTICE_NO_BOT, not_seated, refusal
-from server.game.rooms import Rooms, TableLost, deal_of
+from server.game.room_common import RoomCore
+from server.game.rooms import TableLost, deal_of
 from server.game.tables import Table
 from server.protocol import (
     BotTurn,
@@ -44,7 +45,6 @@ from tressette import (
 )
 
 log = logging.getLogger("treset.hub")
-T = TypeVar("T")
 
 BOT_ANSWER_S = 15.0
 """A bot turn unanswered this long is asked again (a message lost between processes); a bot thinks ≤ 5 s."""
@@ -56,23 +56,8 @@ once): no clock runs for a player who has not seen the new deal. Once one player
 this long to be, or loses the match (reason ``absent``): time to read the replay, not to hold the match up."""
 
 
-class PlayingRoom:
+class PlayingRoom(RoomCore[Table]):
     """One table of this process and its deal (the rest of the room: :class:`server.game.room.Room`)."""
-
-    __slots__ = ("table", "rooms", "seats", "settings", "store")
-
-    def __init__(self, table: Table, rooms: Rooms[Any]) -> None:
-        """Give ``table`` its behaviour, with what it shares with the other rooms of ``rooms``."""
-        self.table = table
-        self.rooms = rooms
-        self.seats = rooms.seats
-        self.settings = rooms.settings
-        self.store = rooms.store
-
-    @property
-    def lock(self) -> asyncio.Lock:
-        """Return the lock that orders the room's commands."""
-        return self.table.lock
 
     async def start_deal(self) -> None:
         """Deal (CSPRNG shuffle, the deck stays on the server), store the new deal, then tell the players."""
@@ -137,18 +122,6 @@ class PlayingRoom:
             await conn.send(refusal(exc, card, deal, msg.type))
             return
         await self.apply(seat, card, received=conn.received)
-
-    async def stored(self, write: Awaitable[T]) -> T:
-        """Await a write for the table; if its fence was refused, drop the table at once and raise :class:`TableLost`.
-
-        A refused fence means another process took the table while this one could not run: nothing
-        more may be told, timed or ended here (the new owner has the deal as stored).
-        """
-        try:
-            return await write
-        except FenceRefused:
-            self.rooms.lose(self.table.id)
-            raise TableLost(self.table.id) from None
 
     async def apply(self, seat: int, card: int, *, received: float = 0.0) -> None:
         """Store ``seat`` playing ``card`` (checked legal), then advance the deal and tell everyone.

@@ -1,6 +1,8 @@
-"""What every room does alike, at two- and four-player tables: a tab opening the table, chat, the clock's look.
+"""What every room does alike, at two- and four-player tables: its core, a tab opening the table, chat, the clock's look.
 
-:class:`CommonRoom` is a base of :class:`server.game.room.Room` and of
+:class:`RoomCore` is the base of both rooms' deal parts (:class:`server.game.playing.PlayingRoom`,
+:class:`server.game.partnership.playing.PartnershipPlaying`): the table, what the rooms share, the lock
+and the fenced write. :class:`CommonRoom` is a base of :class:`server.game.room.Room` and of
 :class:`server.game.partnership.room.FourRoom`: opening a table in a tab (sit again, take a seat over,
 or watch), seating again after a reconnect, table chat, the clock's cheap look at what may be due
 and moving the clocks on after a pause. The rest of each room, the deal and what leaving means,
@@ -12,15 +14,57 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from typing import Any, Protocol
+from collections.abc import Awaitable
+from typing import Any, Generic, Protocol, TypeVar
 
 from server.game.connection import Connection
 from server.game.partnership.table import FourTable
+from server.game.records import FenceRefused, GameStore
 from server.game.replies import no_table, not_seated
+from server.game.rooms import Rooms, TableLost
 from server.game.seats import Seats
 from server.game.tables import Table
 from server.protocol import Chat, ChatLine, OpenTable, SeatMoved, WatchTable, error, out
 from server.settings import Settings
+
+T = TypeVar("T")
+TableT = TypeVar("TableT", Table, FourTable)
+
+
+class RoomCore(Generic[TableT]):
+    """One table of this process, with what it shares with the other rooms: the core of both kinds of room."""
+
+    __slots__ = ("table", "rooms", "seats", "settings", "store")
+    table: TableT
+    rooms: Rooms[Any]
+    seats: Seats
+    settings: Settings
+    store: GameStore
+
+    def __init__(self, table: TableT, rooms: Rooms[Any]) -> None:
+        """Give ``table`` its behaviour, with what it shares with the other rooms of ``rooms``."""
+        self.table = table
+        self.rooms = rooms
+        self.seats = rooms.seats
+        self.settings = rooms.settings
+        self.store = rooms.store
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """Return the lock that orders the room's commands."""
+        return self.table.lock
+
+    async def stored(self, write: Awaitable[T]) -> T:
+        """Await a write for the table; if its fence was refused, drop the table at once and raise :class:`TableLost`.
+
+        A refused fence means another process took the table while this one could not run: nothing
+        more may be told, timed or ended here (the new owner has the deal as stored).
+        """
+        try:
+            return await write
+        except FenceRefused:
+            self.rooms.lose(self.table.id)
+            raise TableLost(self.table.id) from None
 
 
 class _Room(Protocol):

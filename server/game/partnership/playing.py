@@ -12,15 +12,15 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any
 
 from server.game.connection import Connection
 from server.game.partnership.table import VARIANT_KEY, FourTable
 from server.game.playing import BOT_ANSWER_S, BOT_RETRY_S, NEXT_DEAL_WAIT_S
-from server.game.records import FenceRefused, GameEnd, Leave, MatchDeal, MatchEnd, NewGame
+from server.game.records import GameEnd, Leave, MatchDeal, MatchEnd, NewGame
 from server.game.replies import NOTICE_BOTS_BUSY, NOTICE_NO_BOT, not_seated
-from server.game.rooms import Rooms, TableLost
+from server.game.room_common import RoomCore
+from server.game.rooms import TableLost
 from server.game.tables import Seat
 from server.protocol import Play, error, out, table_message
 from server.protocol_four import PartnershipBotTurn
@@ -37,38 +37,14 @@ from tressette.partnership import (
 )
 
 log = logging.getLogger("treset.hub")
-T = TypeVar("T")
 
 BAD_DECLARATION = {"declaration_not_allowed", "false_declaration"}
 BAD_SIGNAL = {"signal_not_allowed", "false_signal"}
 __all__ = ["BOT_ANSWER_S", "NEXT_DEAL_WAIT_S", "PartnershipPlaying"]
 
 
-class PartnershipPlaying:
+class PartnershipPlaying(RoomCore[FourTable]):
     """One four-player table of this process and its deal (the rest of the room: :class:`~.room.FourRoom`)."""
-
-    __slots__ = ("table", "rooms", "seats", "settings", "store")
-
-    def __init__(self, table: FourTable, rooms: Rooms[Any]) -> None:
-        """Give ``table`` its behaviour, with what it shares with the other rooms of ``rooms``."""
-        self.table = table
-        self.rooms = rooms
-        self.seats = rooms.seats
-        self.settings = rooms.settings
-        self.store = rooms.store
-
-    @property
-    def lock(self) -> asyncio.Lock:
-        """Return the lock that orders the room's commands."""
-        return self.table.lock
-
-    async def stored(self, write: Awaitable[T]) -> T:
-        """Await a write for the table; a refused fence drops the table at once (:class:`TableLost`)."""
-        try:
-            return await write
-        except FenceRefused:
-            self.rooms.lose(self.table.id)
-            raise TableLost(self.table.id) from None
 
     async def start_deal(self) -> None:
         """Deal (CSPRNG shuffle), store the new deal (and a new match's row), then tell the players."""
