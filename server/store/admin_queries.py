@@ -221,11 +221,17 @@ def export_statement(f: ExportFilters) -> Select[*tuple[Any, ...]]:
         .where(Game.status == "finished", Game.n_players == 2)  # four-player moves: partnership_export.py
         .order_by(Move.game_id, Move.move_number)
     )
-    stmt = _variant_and_days(stmt, f, Move.variant, Move.created_at)
+    return mover_filters(_variant_and_days(stmt, f, Move.variant, Move.created_at), f, mine)
+
+
+def mover_filters(stmt: AnySelect, f: ExportFilters, mine: type[UserTotals]) -> AnySelect:
+    """Narrow an export of moves joined to the mover (``User``) to ``f``'s mover and the mover's record.
+
+    ``mine`` is the mover's ``user_totals`` row in the move's variant, outer-joined (the thesis's "strong
+    players" selection); a condition on it also drops movers without one, as an inner join would.
+    """
     if f.player:
         stmt = stmt.where(User.username == f.player)
-    # The mover's record in the move's variant (the thesis's "strong players" selection); a condition on
-    # the outer-joined row also drops movers without one, as an inner join would.
     if f.min_games is not None:
         stmt = stmt.where(mine.games >= f.min_games)
     if f.min_win_share is not None:

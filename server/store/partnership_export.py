@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import case, select
 from sqlalchemy.orm import Session, aliased
 
-from server.store.admin_queries import ExportFilters, day_end, day_start, share_at_least
+from server.store.admin_queries import ExportFilters, day_end, day_start, mover_filters
 from server.store.models import Game, Move, User, UserTotals
 from tressette import CARD_NAMES
 
@@ -45,14 +45,7 @@ def partnership_export_rows(session: Session, f: ExportFilters, *, batch: int = 
         stmt = stmt.where(Move.created_at >= day_start(f.date_from))
     if f.date_to:
         stmt = stmt.where(Move.created_at < day_end(f.date_to))
-    if f.player:
-        stmt = stmt.where(User.username == f.player)
-    if f.min_games is not None:
-        stmt = stmt.where(mine.games >= f.min_games)
-    if f.min_win_share is not None:
-        stmt = stmt.where(share_at_least(mine.wins, mine.games, f.min_win_share), mine.games > 0)
-    if f.min_rating is not None:
-        stmt = stmt.where(mine.rating >= f.min_rating)
+    stmt = mover_filters(stmt, f, mine)
     for m, g, username, partner_name, rating in session.execute(stmt.execution_options(yield_per=batch)):
         side = m.seat % 2
         final = [(g.points0 or 0) + (g.declared0 or 0), (g.points1 or 0) + (g.declared1 or 0)]
