@@ -9,7 +9,7 @@ import asyncio
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from tressette import Deal, Match, Variant, card_name, view_of
 
@@ -32,8 +32,59 @@ class Seat:
         return cls(user_id, username, is_bot=True, connected=True, level=username.split("-")[1])
 
 
+class _Standing(Protocol):
+    """What a table's match tells of itself (a two-player or a partnership match)."""
+
+    @property
+    def scores(self) -> tuple[int, int]:
+        """The totals after the deals finished (seats, or partnerships)."""
+
+    @property
+    def deals(self) -> int:
+        """How many deals have finished."""
+
+    @property
+    def is_over(self) -> bool:
+        """Whether a side has won."""
+
+
+class MatchStanding:
+    """The match's standing, alike at two- and four-player tables (a base of both tables)."""
+
+    __slots__ = ()
+    target: int
+    status: str
+    deadline: float | None
+    match_end: dict[str, Any] | None
+    match: _Standing | None  # each table's own kind of match
+
+    @property
+    def match_going_on(self) -> bool:
+        """Return True between two deals of a match that is not over (the next deal is due)."""
+        return self.match is not None and not self.match.is_over and self.match_end is None
+
+    def match_state(self) -> dict[str, Any] | None:
+        """Return the match's standing for the clients (None at a table of single deals).
+
+        ``scores``: both totals after the deals finished; ``deal``: the number (in the match) of the
+        deal being played or just finished; ``end``: how it ended, once it has; ``next_deal_at``:
+        between deals, once one player is ready, when the other loses the match unless ready too (ms).
+        """
+        if not self.target:
+            return None
+        match = self.match
+        return {
+            "target": self.target,
+            "scores": list(match.scores) if match else [0, 0],
+            "deal": (match.deals if match else 0) + (1 if self.status == "playing" else 0),
+            "end": self.match_end,
+            "next_deal_at": (int(self.deadline * 1000) if self.deadline and self.status == "finished"
+                             and self.match_going_on else None),
+        }
+
+
 @dataclass(slots=True)
-class Table:
+class Table(MatchStanding):
     """One two-player table and its current (or last) deal."""
 
     id: str
@@ -94,11 +145,6 @@ class Table:
                 return i
         return None
 
-    @property
-    def match_going_on(self) -> bool:
-        """Return True between two deals of a match that is not over (the next deal is due)."""
-        return self.match is not None and not self.match.is_over and self.match_end is None
-
     def _header(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -107,25 +153,6 @@ class Table:
             "opponent": self.opponent,
             "bot_level": self.bot_level,
             "target": self.target,
-        }
-
-    def match_state(self) -> dict[str, Any] | None:
-        """Return the match's standing for the clients (None at a table of single deals).
-
-        ``scores``: both totals after the deals finished; ``deal``: the number (in the match) of the
-        deal being played or just finished; ``end``: how it ended, once it has; ``next_deal_at``:
-        between deals, once one player is ready, when the other loses the match unless ready too (ms).
-        """
-        if not self.target:
-            return None
-        match = self.match
-        return {
-            "target": self.target,
-            "scores": list(match.scores) if match else [0, 0],
-            "deal": (match.deals if match else 0) + (1 if self.status == "playing" else 0),
-            "end": self.match_end,
-            "next_deal_at": (int(self.deadline * 1000) if self.deadline and self.status == "finished"
-                             and self.match_going_on else None),
         }
 
     def summary(self) -> dict[str, Any]:

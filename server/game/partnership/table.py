@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.game.tables import Seat
+from server.game.tables import MatchStanding, Seat
 from tressette import card_name
 from tressette.partnership import (
     N_SEATS,
@@ -31,7 +31,7 @@ VARIANT_KEY = "partnership"
 
 
 @dataclass(slots=True)
-class FourTable:
+class FourTable(MatchStanding):
     """One four-player table (seats 0 and 2 against 1 and 3) and its current (or last) deal."""
 
     id: str
@@ -100,29 +100,10 @@ class FourTable:
         """Return the seats held by people (not bots)."""
         return [i for i, s in enumerate(self.seats) if s is not None and not s.is_bot]
 
-    @property
-    def match_going_on(self) -> bool:
-        """Return True between two deals of a match that is not over (the next deal is due)."""
-        return self.match is not None and not self.match.is_over and self.match_end is None
-
     def _header(self) -> dict[str, Any]:
         return {"id": self.id, "game": self.game, "variant": self.variant_name, "status": self.status,
                 "opponent": self.opponent, "bot_level": self.bot_level, "target": self.target,
                 "options": self.options.to_dict()}
-
-    def match_state(self) -> dict[str, Any] | None:
-        """Return the match's standing (None at a table of single deals), per partnership."""
-        if not self.target:
-            return None
-        match = self.match
-        return {
-            "target": self.target,
-            "scores": list(match.scores) if match else [0, 0],
-            "deal": (match.deals if match else 0) + (1 if self.status == "playing" else 0),
-            "end": self.match_end,
-            "next_deal_at": (int(self.deadline * 1000) if self.deadline and self.status == "finished"
-                             and self.match_going_on else None),
-        }
 
     def summary(self) -> dict[str, Any]:
         """Return the lobby's line for this table."""
