@@ -212,6 +212,8 @@ def test_your_level_follows_the_rating(browser: Browser, site: LiveServer) -> No
     page.click("#login")
     expect(page.locator("#whoami")).to_contain_text(name)
     expect(page.locator("#quick-play")).to_be_visible()  # the lobby: no table of hers left open to reopen
+    # Her rating arrives a moment after the lobby is drawn (GET /api/players/NAME): wait for the star to follow.
+    expect(page.locator("[data-quick='tressette-master'][data-suggested]")).to_have_count(1, timeout=WAIT_MS)
     assert _suggested(page, "tressette") == "master"
     assert _suggested(page, "kifameno") == "beginner"  # no game there: 1500
 
