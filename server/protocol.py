@@ -240,6 +240,10 @@ class Lobby(_Msg):
     bot_levels: list[str] = Field(default_factory=list)
     bot_ratings: dict[str, int] = Field(default_factory=dict)
     """Each served level's rating as its bots announce it (``level_info``)."""
+    partnership_levels: list[str] = Field(default_factory=list)
+    """The four-player levels a connected bot plays now, weakest first (docs/protocol-four.md, "Bots")."""
+    partnership_ratings: dict[str, int] = Field(default_factory=dict)
+    """Each four-player level's rating as its bots announce it (``partnership_levels`` of ``bot_hello``)."""
 
 
 class TableMessage(_Msg):

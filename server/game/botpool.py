@@ -26,6 +26,8 @@ class BotPool:
     ratings: dict[str, int] = field(default_factory=dict)
     partnership_announced: dict[str, int | None] = field(default_factory=dict)
     """The four-player levels bots have announced (kept after they leave), with per-move times."""
+    partnership_ratings: dict[str, int] = field(default_factory=dict)
+    """The four-player levels' measured ratings, as their bots announce them (the lobby's ``partnership_ratings``)."""
     turns: dict[str, tuple[int, Connection | None]] = field(default_factory=dict)
     """Per table: the bot turn asked (its move number) and the bot thinking about it (None: waiting for one)."""
 
@@ -38,6 +40,8 @@ class BotPool:
         conn.partnership_levels = [info.name for info in partnership or ()]
         for info in partnership or ():
             self.partnership_announced[info.name] = info.time_ms
+            if info.rating is not None:
+                self.partnership_ratings[info.name] = info.rating
         conn.levels = [lv for lv in levels if not self.allowed or lv in self.allowed]
         times = {info.name: info.time_ms for info in level_info}
         for lv in conn.levels:  # the bots' word on their levels (agent/levels.py) outranks the fallback

@@ -71,7 +71,8 @@ class Lobby:
                   + [t for t in newest if t["status"] == "playing"][:LOBBY_LIMIT])
         online = len(self.seats.online) + (portal.remote_online if portal else 0)
         return out(LobbyMessage(tables=tables, online=online, bot_levels=self.pool.levels_served(),
-                                bot_ratings=self.pool.ratings))
+                                bot_ratings=self.pool.ratings, partnership_levels=self.pool.partnership_served(),
+                                partnership_ratings=self.pool.partnership_ratings))
 
     def for_newcomer(self) -> str:
         """Return the lobby (encoded) for a socket that just connected: the last one sent while nothing changed
