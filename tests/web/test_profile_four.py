@@ -70,6 +70,14 @@ def _shots(page: Page, name: str) -> None:
         page.wait_for_timeout(150)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport["width"], f"{name}: the page is {width}px wide on a {viewport['width']}px screen"
+        # The header's language switch keeps one look at every width: Chromium leaves a select blank when a media
+        # query changes its `appearance` on a resize (as here: desktop, then phone).
+        assert page.evaluate("getComputedStyle(document.getElementById('lang')).appearance") == "none"
+        # Nor inside the page: the tables fit their box (no column left to scroll to sideways).
+        for table in ("#profile-totals", "#recent-games"):
+            inner = page.evaluate(f"(() => {{ const b = document.querySelector('{table}').parentElement; "
+                                  "return [b.scrollWidth, b.clientWidth]; })()")
+            assert inner[0] <= inner[1], f"{name} {size}: {table} is {inner[0]}px wide in a {inner[1]}px box"
         page.screenshot(path=str(SHOTS / f"{name}-{size}.png"), full_page=True)
     page.set_viewport_size(DESKTOP)
 

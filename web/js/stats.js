@@ -103,7 +103,7 @@ function totalsTable(totals) {
         // The four-player game's totals are whole points (its partnerships' scores), the others' thirds.
         v === "partnership" ? String(x.points) : points(x.points), ...(rated ? [rating(x.rating, x.rd, x.provisional)] : []),
         ...(analysed ? [accuracy] : [])] };
-  }));
+  }), [null, null, null, "wide-only", "wide-only"]); // a phone keeps the games, wins and rating (app.css)
 }
 
 /** Return true if the signed-in visitor may replay a game of ``data``'s player (server/store/access.py): any
@@ -127,7 +127,7 @@ function recentTable(data) {
         + (g.rated === false ? ` · ${t("notRatedShort")}` : ""),
       mayReplay(data, g) ? h("a", { href: `#/replay/${g.id}`, class: "replay-link" }, t("replay"))
         : h("span", { class: "rd private-game" }, t("privateGame"))] };
-  }), ["wide-only"]);
+  }), ["c-ended", "c-variant", "c-opp", "c-score", "c-result", "c-replay"]); // laid out as cards on a phone (app.css)
 }
 
 /** Return a four-player deal's opponents, then the partner (kept on phones: who played with whom). */
