@@ -29,7 +29,7 @@ function connect() {
       forgetSent4();
       // A seek ends with its socket: after a reconnect the page seeks again (at the back of the queue).
       if (live.seek) {
-        send(live.seek.game === "partnership" ? seek4(live.seek.target)
+        send(live.seek.game === "partnership" ? seek4(live.seek.target, live.seek.partner)
           : { type: "seek", variant: live.seek.variant, target: live.seek.target });
       }
       // A page opened at a table takes its seat there (another tab may hold it); reconnects get it back by themselves.
@@ -43,6 +43,7 @@ function connect() {
       live.botLevels = m.bot_levels ?? live.botLevels;
       live.botRatings = m.bot_ratings ?? live.botRatings;
       live.partnershipLevels = m.partnership_levels ?? live.partnershipLevels;
+      live.partnershipRatings = m.partnership_ratings ?? live.partnershipRatings;
       rerender();
     },
     // A table for four has its own page (table4.js); the two-player table's is unchanged.
@@ -106,7 +107,7 @@ async function signOutNow() {
   }
   live.seats = [];
   live.seek = null;
-  live.ratings = {};
+  live.ratings = null;
   staleRatings(); // signing in again on this page fetches the account's ratings anew
   signOut();
   toast(t("signedOut"));

@@ -8,6 +8,7 @@ export const live = {
   botLevels: null, // levels a connected bot serves now (null: not told yet)
   botRatings: {}, // each level's measured rating, as the bots announce it (agent/levels.py)
   partnershipLevels: null, // four-player bot levels served now (the lobby's `partnership_levels`; null: not told)
+  partnershipRatings: {}, // each four-player level's measured rating (the lobby's `partnership_ratings`; none: unrated)
   seats: [], // [{table_id, seat, status}]: tables where this account is seated (from `welcome`)
   tables: {}, // id -> the table snapshot shown (see table.js: trick holds delay it)
   chat: {}, // id -> chat lines
@@ -19,10 +20,11 @@ export const live = {
   draft: "", // the chat line being typed (survives re-renders)
   form: { variant: "tressette", opponent: "anyone", level: "normal", target: "0" },
   pick: { variant: "tressette", target: 0 }, // the lobby's play panel: the game and format for the bot or a person
-  pick4: { target: 31, declarations: null, signals: true }, // the play panel's four-player choices (null: the default)
+  pick4: { target: 31, declarations: null, signals: true, partner: "" }, // the play panel's four-player choices
+  // (null: the default; `partner`: the friend named for quick pairing, as typed)
   upgrade: { open: false, username: "", password: "" }, // a guest's registration form, as typed
   seek: null, // the seek under way (the last `seeking` message, with `startedAt`: when this page first heard of it)
-  ratings: {}, // the player's rating per game (its profile), for the bot level suggested
+  ratings: null, // the player's rating per game (its profile), for the bot level suggested (null: not known yet)
 };
 
 let redraw = () => {};

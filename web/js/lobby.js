@@ -7,7 +7,7 @@ import { t } from "./i18n.js";
 import { formErrorText, live, rerender, send, toast } from "./live.js";
 import { formMessage4, partnershipFields, partnershipPlay, tableRow4 } from "./lobby4.js";
 import { rulesButton } from "./rules.js";
-import { formatName, personPanel, suggestedLevel, VARIANTS } from "./seek.js";
+import { formatName, loadRatings, personPanel, ratingIn, suggestedLevel, VARIANTS } from "./seek.js";
 
 const TARGETS = ["0", "11", "21", "31"]; // a single deal, or a match to 11, 21 or 31 (tressette.MATCH_TARGETS)
 let afterUpgrade = () => {};
@@ -47,6 +47,7 @@ export function loginView(onSession) {
  * one gold button: the first action of a first visit) or a person; while a seek is on, the seeking panel. */
 function playPanel() {
   if (live.seek) return personPanel();
+  loadRatings(); // the star of either row waits for the player's ratings
   const pick = live.pick;
   const toggle = (id, on, label, choose) => h("button", { type: "button", id, class: `pick${on ? " on" : " ghost"}`,
     "aria-pressed": on ? "true" : "false", onclick: () => { choose(); rerender(); } }, label);
@@ -61,7 +62,7 @@ function playPanel() {
     // Four at the table: two against two (lobby4.js); the two-player panel below is unchanged.
     return h("section", { class: "panel play", id: "quick-play" },
       h("div", { class: "row" }, h("h2", {}, t("playTitle")), h("span", { class: "spacer" }), rulesButton("partnership")),
-      variantRow, partnershipPlay(toggle));
+      variantRow, partnershipPlay(toggle, ratingIn("partnership")));
   }
   const suggested = suggestedLevel(variant); // the level whose rating is nearest the player's
   const rated = Object.keys(live.botRatings ?? {}).length > 0;

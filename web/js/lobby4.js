@@ -11,6 +11,49 @@ export function levels4() {
   return live.partnershipLevels?.length ? live.partnershipLevels : ["rules"];
 }
 
+/** Return a four-player level's name: its own word ("rule-based"), else the two-player ladder's ("master"), else
+ * the name as the bot announced it. */
+export function levelName4(level) {
+  const own = `level4_${level}`;
+  return t(own) !== own ? t(own) : t(level);
+}
+
+/** Return a four-player level's measured rating, as its bots announce it (null: unrated). */
+function rating4(level) {
+  return live.partnershipRatings?.[level] ?? null;
+}
+
+/** Return a level's strength as the two-player buttons show it: "≈1720", or "unrated" when nobody measured it. */
+function strength4(level) {
+  const r = rating4(level);
+  return r ? `≈${r}` : t("unrated");
+}
+
+/** Return a four-player level's label for a list: "master · ≈1720", "rule-based · unrated". */
+export function levelLabel4(level) {
+  return `${levelName4(level)} · ${strength4(level)}`;
+}
+
+/** Return the rated level served nearest ``rating`` (null: no level is rated, or the rating is not known yet). */
+function nearestLevel4(rating) {
+  const rated = levels4().filter((level) => rating4(level) !== null && live.partnershipLevels?.includes(level));
+  if (!rated.length || rating === null) return null;
+  return rated.reduce((best, level) => (Math.abs(rating4(level) - rating) < Math.abs(rating4(best) - rating) ? level : best));
+}
+
+/** Return the bot level to offer a seeker for four whose rating is ``rating``: the nearest rated one served, else
+ * the weakest. */
+export function offeredLevel4(rating) {
+  return nearestLevel4(rating) ?? levels4()[0];
+}
+
+/** Return a select of the four-player levels (labelled with their ratings); the choice is kept in ``form[key]``. */
+export function levelSelect4(id, form, key, onchange = () => {}) {
+  const chosen = levels4().includes(form[key]) ? form[key] : levels4()[0];
+  return h("select", { id, "aria-label": t("level"), onchange: (e) => { form[key] = e.target.value; onchange(); } },
+    levels4().map((lv) => h("option", { value: lv, selected: lv === chosen }, levelLabel4(lv))));
+}
+
 /** Return whether declarations are on for ``target`` when the player has not chosen (on for 31 and 41). */
 function declarationsFor(choice, target) {
   return choice ?? target >= 31;
@@ -24,19 +67,37 @@ export function createTable4({ target, declarations, signals, opponent, level = 
   return msg;
 }
 
-/** Return the `seek` for quick pairing for four: `game` and `target` only (a `variant` is `bad_message` there). */
-export function seek4(target) {
-  return { type: "seek", game: GAME, target };
+/** Return the `seek` for quick pairing for four: `game`, `target` and, if named, the friend to sit across from
+ * (`partner`; a `variant` is `bad_message` there). */
+export function seek4(target, partner = null) {
+  const msg = { type: "seek", game: GAME, target };
+  const name = (partner ?? "").trim();
+  if (name) msg.partner = name;
+  return msg;
 }
 
-/** Return the play panel's part for four: format, options, the bots at a level, a table for people, pairing. */
-export function partnershipPlay(toggle) {
+/** Return the play panel's part for four: format, options, the bots at a level (the one nearest ``rating``, the
+ * player's four-player rating, starred and gold as in the two-player row; none while it is not known), a table for
+ * people, pairing. */
+export function partnershipPlay(toggle, rating) {
   const pick = live.pick4;
   const decl = declarationsFor(pick.declarations, pick.target);
   const served = live.partnershipLevels;
-  const levelButtons = levels4().map((level) => h("button", { class: "quick-play", "data-quick4": level,
+  // Before any level is rated there is nothing to suggest: every button is gold, as the one way in.
+  const anyRated = levels4().some((level) => rating4(level) !== null);
+  const suggested = nearestLevel4(rating);
+  const levelButtons = levels4().map((level) => h("button", {
+    class: level === suggested ? "quick-play suggested" : anyRated ? "quick-play ghost" : "quick-play",
+    "data-quick4": level, "data-suggested": level === suggested ? "" : null,
     disabled: Array.isArray(served) && !served.includes(level),
-    onclick: () => send(createTable4({ ...pick, opponent: "bot", level })) }, t(`level4_${level}`)));
+    title: [level === suggested ? t("yourLevel") : null, rating4(level) ? t("strengthOf", { n: rating4(level) }) : null]
+      .filter(Boolean).join(" · ") || null,
+    "aria-label": level === suggested ? `${levelName4(level)}, ${t("yourLevel")}` : null,
+    onclick: () => send(createTable4({ ...pick, opponent: "bot", level })) },
+  level === suggested ? h("span", { class: "star", "aria-hidden": "true" }, "★ ") : null,
+  levelName4(level), h("span", { class: "rating" }, h("span", { class: "sep" }, " · "), strength4(level))));
+  const partner = h("input", { id: "seek-partner", maxlength: 32, autocomplete: "off", spellcheck: "false",
+    value: pick.partner ?? "", placeholder: t("partnerPlaceholder"), oninput: (e) => { pick.partner = e.target.value; } });
   return [
     h("div", { class: "row pick-row", role: "group", "aria-label": t("format") },
       TARGETS4.map((n) => toggle(`pick4-${n}`, pick.target === n, formatName4(n), () => { pick.target = n; }))),
@@ -46,13 +107,18 @@ export function partnershipPlay(toggle) {
     h("h3", { class: "play-with" }, t("playBots4")),
     h("p", { class: "note" }, t("playBots4Hint")),
     h("div", { class: "row quick", id: "bot-levels4" }, levelButtons),
+    suggested ? h("p", { class: "note", id: "suggested-note4" }, t("suggestedNote")) : null,
+    anyRated ? h("p", { class: "note", id: "strength-note4" }, t("strengthNote")) : null,
     h("h3", { class: "play-with" }, t("playPeople4")),
     h("div", { class: "row" },
-      h("button", { class: "ghost", id: "open4", onclick: () => send(createTable4({ ...pick, opponent: "anyone" })) }, t("openTable4")),
-      h("button", { class: "seek ghost", "data-seek": `partnership-${pick.target}`,
-        onclick: () => send(seek4(pick.target)) },
-      t("seekButton4", { format: formatName4(pick.target) }))),
+      h("button", { class: "ghost", id: "open4", onclick: () => send(createTable4({ ...pick, opponent: "anyone" })) }, t("openTable4"))),
     h("p", { class: "note" }, t("people4Hint")),
+    h("div", { class: "row seek4" },
+      h("label", { class: "partner-field", for: "seek-partner" }, t("partnerField")), partner,
+      h("button", { class: "seek ghost", "data-seek": `partnership-${pick.target}`,
+        onclick: () => send(seek4(pick.target, pick.partner)) },
+      t("seekButton4", { format: formatName4(pick.target) }))),
+    h("p", { class: "note", id: "partner-hint" }, t("partnerHint")),
   ];
 }
 
@@ -68,7 +134,7 @@ export function partnershipFields(form) {
     h("label", {}, t("format"), " ", select("target4", "target4", ["31", "0", "21", "41"], (v) => t(`format_${v}`))),
     h("label", {}, t("opponent"), " ", select("opponent4", "opponent4", ["anyone", "bot", "invite"], (v) => t(v === "bot" ? "bots4" : v))),
     (form.opponent4 ?? "anyone") === "bot" ? h("label", { id: "level4-field" }, t("level"), " ",
-      select("level4", "level4", levels4(), (v) => t(`level4_${v}`))) : null,
+      levelSelect4("level4", form, "level4", rerender)) : null,
     check("declarations4", decl, t("optDeclarations"), () => { form.declarations4 = !decl; }),
     check("signals4", form.signals4 ?? true, t("optSignals"), () => { form.signals4 = !(form.signals4 ?? true); }),
   ];
@@ -78,7 +144,7 @@ export function partnershipFields(form) {
 export function formMessage4(form) {
   const opponent = form.opponent4 ?? "anyone";
   return createTable4({ target: Number(form.target4 ?? 31), declarations: form.declarations4 ?? null,
-    signals: form.signals4 ?? true, opponent, level: form.level4 ?? levels4()[0] });
+    signals: form.signals4 ?? true, opponent, level: levels4().includes(form.level4) ? form.level4 : levels4()[0] });
 }
 
 /** Return the lobby list's row of a four-player table: its format and options, the two sides, a button per free seat. */

@@ -6,6 +6,7 @@ import { h } from "./dom.js";
 import { declarationWithPoints, placeOf, saidLine, SEATS4, signalText, teamChip, teamOf, trickGain4 } from "./four.js";
 import { pointsText, t } from "./i18n.js";
 import { live, send } from "./live.js";
+import { levelSelect4 } from "./lobby4.js";
 import { rulesButton } from "./rules.js";
 
 const PLACE_ORDER = ["bottom", "right", "top", "left"];
@@ -38,17 +39,11 @@ export function gameHead4(table) {
     h("span", { class: "spacer" }), rulesButton("partnership"));
 }
 
-function levels4() {
-  return live.partnershipLevels?.length ? live.partnershipLevels : ["rules"];
-}
-
 /** Return the waiting room: the four seats (free ones to fill with a bot for the table's creator) and the invite. */
 export function waitingView4(table) {
   const taken = table.players.filter(Boolean).length;
   const creator = table.you === 0; // the creator sits at seat 0 (docs/protocol-four.md)
-  const level = h("select", { id: "seat-bot-level", "aria-label": t("level"),
-    onchange: (e) => { live.form.level4 = e.target.value; } },
-  levels4().map((lv) => h("option", { value: lv, selected: lv === (live.form.level4 ?? levels4()[0]) }, t(`level4_${lv}`))));
+  const level = levelSelect4("seat-bot-level", live.form, "level4");
   const seats = PLACE_ORDER.map((place) => SEATS4.find((s) => placeOf(s, table.you) === place)).map((seat) => {
     const p = table.players[seat];
     const you = seat === table.you;
@@ -61,8 +56,9 @@ export function waitingView4(table) {
   });
   return h("section", { class: "panel", id: "waiting4" },
     h("p", {}, t("waitingPlayers", { n: taken })),
-    h("ul", { class: "wait-seats", id: "wait-seats" }, seats),
+    // The level first: it is the one the "seat a bot" buttons below use.
     creator && taken < 4 ? h("p", { class: "row" }, h("label", {}, t("level"), " ", level)) : null,
+    h("ul", { class: "wait-seats", id: "wait-seats" }, seats),
     table.invite ? h("p", {}, t("inviteLink4"), " ",
       h("code", { id: "invite-link" }, `${location.origin}/#/join/${table.id}/${table.invite}`)) : null);
 }
