@@ -184,8 +184,9 @@ def waiting_message(you_name: str) -> dict[str, Any]:
 
 def lobby_message(you_name: str) -> dict[str, Any]:
     """Return a ``lobby`` message listing a four-player table with two free seats (and one of the player's)."""
-    # As the server sends it: no four-player levels (the page offers "rules", the level the agent announces).
-    return {"type": "lobby", "online": 5, "bot_levels": [], "bot_ratings": {}, "tables": [
+    # As the server sends it with the agent connected: its four-player level "rules", unrated.
+    return {"type": "lobby", "online": 5, "bot_levels": [], "bot_ratings": {}, "partnership_levels": ["rules"],
+            "partnership_ratings": {}, "tables": [
         {"id": "q4open", "game": "partnership", "variant": "tressette", "status": "waiting", "target": 41,
          "opponent": "anyone", "bot_level": None, "players": ["marta", None, None, "bot-rules-d"],
          "options": {"declarations": True, "signals": False}},

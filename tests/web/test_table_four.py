@@ -269,6 +269,10 @@ def test_the_lobby_offers_tables_for_four(browser: Browser, site: LiveServer) ->
     page.click("#pick4-signals")
     expect(page.locator("#pick4-signals")).to_have_attribute("aria-pressed", "false")
     expect(page.locator("#pick4-declarations")).to_have_attribute("aria-pressed", "true")  # on for 41 by default
+    # No bot plays here: the level's button waits for one (disabled, and said so) until a lobby names it.
+    expect(page.locator("[data-quick4='rules']")).to_be_disabled()
+    expect(page.locator("#bot-starting4")).to_be_visible()
+    _inject(page, lobby_message(me))
     page.click("[data-quick4='rules']")
     page.click("#open4")
     page.click("[data-seek='partnership-41']")

@@ -107,6 +107,7 @@ export function partnershipPlay(toggle, rating) {
     h("h3", { class: "play-with" }, t("playBots4")),
     h("p", { class: "note" }, t("playBots4Hint")),
     h("div", { class: "row quick", id: "bot-levels4" }, levelButtons),
+    Array.isArray(served) && !served.length ? h("p", { class: "note", id: "bot-starting4", role: "status" }, t("botStarting")) : null,
     suggested ? h("p", { class: "note", id: "suggested-note4" }, t("suggestedNote")) : null,
     anyRated ? h("p", { class: "note", id: "strength-note4" }, t("strengthNote")) : null,
     h("h3", { class: "play-with" }, t("playPeople4")),
