@@ -22,7 +22,7 @@ LADDER = [{"name": "beginner", "time_ms": 50, "rating": 1180}, {"name": "rules",
 
 
 def _is_lobby(m: Msg) -> bool:
-    return m["type"] == "lobby"
+    return bool(m["type"] == "lobby")
 
 
 def _bot(server: LiveServer) -> Client:

@@ -56,7 +56,7 @@ def site(pg_url: str, start_server: Callable[..., LiveServer]) -> Iterator[LiveS
 
 def _guest(browser: Browser, url: str, viewport: dict[str, int] = DESKTOP) -> Page:
     """Sign in a guest, wait for the lobby to name the four-player levels, record what the page sends."""
-    page = browser.new_context(viewport=viewport).new_page()
+    page = browser.new_context(viewport=viewport).new_page()  # type: ignore[arg-type]
     page.goto(f"{url}/")
     page.click("#guest")
     page.wait_for_function("() => document.getElementById('conn').dataset.state === 'on'", timeout=WAIT_MS)
@@ -121,7 +121,7 @@ def test_the_levels_are_offered_with_their_ratings_and_reach_the_seats(browser: 
 def test_the_star_waits_for_the_players_rating(browser: Browser, site: LiveServer) -> None:
     """Right after sign-in the lobby is drawn before the player's ratings arrive: neither row stars a level (a guess
     at 1500 would flash the wrong one) until they do (#43's leftover)."""
-    page = browser.new_context(viewport=DESKTOP).new_page()
+    page = browser.new_context(viewport=DESKTOP).new_page()  # type: ignore[arg-type]
     held: list[Route] = []
     page.route("**/api/players/*", lambda route: held.append(route))  # the profile (and its ratings) waits until released
     page.goto(f"{site.url}/")
