@@ -8,8 +8,8 @@ caches still may):
   play needs), and every legal card's exact value (what the analysis needs);
 - ``last5``: the last five tricks of seeded deals played at random to their sixth trick;
 - ``depths``: the every-card solve at each number of tricks left, to show where the time goes;
-- ``analysis``: every position of a whole deal (40 cards played at random), each card's exact
-  value, one table kept through the deal as an analysis would.
+- ``analysis``: the post-game analysis of whole deals (40 cards played at random,
+  :mod:`agent.partnership.analysis`): every position, each card's exact value, one table a deal.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 
 from agent.partnership.position import OpenPosition
 from agent.partnership.solver import DoubleDummySolver
+from tressette import card_name
 from tressette.partnership import PartnershipDeal
 
 
@@ -54,17 +55,23 @@ def timed(solver: DoubleDummySolver, positions: list[OpenPosition], exact_all: b
     return _summary(times, nodes)
 
 
-def deal_analysis(solver: DoubleDummySolver, seeds: list[int]) -> dict[str, float]:
-    """Solve every position of whole random deals (each card's exact value, one table a deal); return seconds."""
+def deal_analysis(seeds: list[int], bits: int = 20) -> dict[str, float]:
+    """Analyse whole random deals as the post-game analysis does (:func:`agent.partnership.analysis.analyse`:
+    every position, each card's exact value, one table a deal); return the seconds per deal."""
+    from agent.partnership.analysis import analyse
+
     times: list[float] = []
     for seed in seeds:
         rng = random.Random(seed)
         deal = PartnershipDeal.new(seed % 4, rng)
-        solver.clear()
-        t0 = time.thread_time()
+        moves = []
         while not deal.is_over:
-            solver.solve(OpenPosition.from_deal(deal))
-            deal.play(rng.choice(deal.legal_moves()))
+            card = rng.choice(deal.legal_moves())
+            moves.append({"seat": deal.to_move, "card": card_name(card)})
+            deal.play(card)
+        record = {"deck": [card_name(c) for c in deal.deck], "first_leader": seed % 4, "moves": moves}
+        t0 = time.thread_time()
+        analyse(record, solver=DoubleDummySolver(bits))
         times.append(time.thread_time() - t0)
     return {"s_median": statistics.median(times), "s_max": max(times), "deals": len(times)}
 
@@ -86,7 +93,7 @@ def run(deals: int = 20, endings: int = 100, analyses: int = 3, bits: int = 20) 
                              exact_all=True)
     out["depths"] = depths
     if analyses:
-        out["analysis"] = deal_analysis(solver, [3000 + seed for seed in range(analyses)])
+        out["analysis"] = deal_analysis([3000 + seed for seed in range(analyses)], bits)
     return out
 
 
@@ -120,6 +127,6 @@ def main(argv: list[str] | None = None) -> int:
         print(_line(f"  {left} tricks left, every card:", d))
     if "analysis" in r:
         a = r["analysis"]
-        print(f"every position of a deal, every card (one table a deal): median {a['s_median']:.2f} s, "
+        print(f"post-game analysis of a deal (every position, every card): median {a['s_median']:.2f} s, "
               f"max {a['s_max']:.2f} s ({a['deals']:.0f} deals)")
     return 0
