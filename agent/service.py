@@ -80,10 +80,12 @@ analysis executor: with the default worker processes it must be a module-level f
 
 
 def analyse_record(record: dict[str, Any]) -> dict[str, Any]:
-    """Return the analysis of a deal record at the default settings (:func:`agent.analysis.analyse`)."""
+    """Return the analysis of a deal record at the default settings (:func:`agent.analysis.analyse`; a
+    four-player deal's, ``"game": "partnership"``: :func:`agent.partnership.analysis.analyse`)."""
     from agent.analysis import analyse
+    from agent.partnership import analysis as four
 
-    return analyse(record)
+    return four.analyse(record) if four.is_four(record) else analyse(record)
 
 
 def warm_analysis() -> None:
@@ -100,6 +102,9 @@ def warm_analysis() -> None:
     record = {"variant": "tressette", "deck": [card_name(c) for c in deal.deck], "first_leader": 0}
     analyse({**record, "moves": moves[:1]}, iterations=16)
     analyse({**record, "moves": moves}, iterations=16)
+    from agent.partnership.solver import warmup
+
+    warmup()  # the four-player analysis's solver
 
 
 WARMED = False
@@ -330,6 +335,7 @@ class BotService:
 
     async def _analyse(self, job: AnalyseJob) -> None:
         from agent.analysis import RecordError, parse_record, version
+        from agent.partnership import analysis as four
 
         answer: dict[str, Any] = {"type": "analysis", "job": job["job"], "game_id": job.get("game_id"),
                                   "version": version()}
@@ -337,7 +343,8 @@ class BotService:
         log.info("analysing game %s (job %s)", job.get("game_id"), job["job"])
         executor = self._analyses()
         try:
-            parse_record(job.get("record"))  # cheap: a bad record is not queued
+            record = job.get("record")
+            (four.parse_record if four.is_four(record) else parse_record)(record)  # cheap: a bad one is not queued
             result = await loop.run_in_executor(executor, self.analyser, job.get("record"))
             answer["version"] = result.get("version", answer["version"])
             answer["analysis"] = result

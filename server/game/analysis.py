@@ -329,7 +329,7 @@ class AnalysisQueue:
                 session.execute(delete(MoveAnalysis).where(MoveAnalysis.game_id == game_id))
                 session.add_all(rows)
                 row.status, row.version, row.result, row.error = "done", version, msg.analysis, None
-                row.accuracy0, row.accuracy1 = accuracies(msg.analysis)
+                row.accuracy0, row.accuracy1, row.accuracy2, row.accuracy3 = accuracies(msg.analysis)
                 row.finished_at = _now()
                 store_from_analysis(session=session, game_id=game_id, result=msg.analysis, moves=moves)
             session.commit()

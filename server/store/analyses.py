@@ -20,11 +20,20 @@ KINDS = (None, "threw_win", "missed_win")
 
 
 def game_record(game: Game, moves: list[Move]) -> dict[str, Any]:
-    """Return what a bot needs to analyse ``game``: the deck in dealing order and every card played."""
-    return {"id": game.id, "variant": game.variant, "deck": [card_name(c) for c in game.deck],
-            "first_leader": game.first_leader,
-            "moves": [{"move": m.move_number, "trick": m.trick_number, "seat": m.seat, "card": card_name(m.card)}
-                      for m in moves]}
+    """Return what a bot needs to analyse ``game``: the deck in dealing order and every card played.
+
+    A four-player deal's record adds ``"game": "partnership"`` and each move's ``declarations``
+    (docs/protocol-four.md, "Analysis"); a two-player record is as docs/protocol.md has it.
+    """
+    four = game.n_players == 4
+    record: dict[str, Any] = {
+        "id": game.id, "variant": game.variant, "deck": [card_name(c) for c in game.deck],
+        "first_leader": game.first_leader,
+        "moves": [{"move": m.move_number, "trick": m.trick_number, "seat": m.seat, "card": card_name(m.card),
+                   **({"declarations": m.declarations or []} if four else {})} for m in moves]}
+    if four:
+        record["game"] = "partnership"
+    return record
 
 
 def _number(item: dict[str, Any], key: str, *, optional: bool = False) -> float | None:
@@ -66,22 +75,35 @@ def move_rows(game_id: int, result: dict[str, Any], moves: list[Move]) -> list[M
     return rows
 
 
-def accuracies(result: dict[str, Any]) -> tuple[float | None, float | None]:
-    """Return both seats' accuracy (percent) from an analysis, None where it has none."""
-    acc: list[float | None] = [None, None]
+def accuracies(result: dict[str, Any]) -> list[float | None]:
+    """Return the four seats' accuracy (percent) from an analysis, None where it has none (seats 2, 3 at two)."""
+    acc: list[float | None] = [None, None, None, None]
     for p in result.get("players") or []:
-        if isinstance(p, dict) and p.get("seat") in (0, 1) and isinstance(p.get("accuracy"), int | float):
+        if isinstance(p, dict) and p.get("seat") in (0, 1, 2, 3) and isinstance(p.get("accuracy"), int | float):
             acc[p["seat"]] = float(p["accuracy"])
-    return acc[0], acc[1]
+    return acc
+
+
+def _bots_only() -> tuple[Any, list[Any]]:
+    """Return "every player is a bot" over a game's seats (two, or four) and the user aliases to join it with."""
+    users = [aliased(User) for _ in range(4)]
+    four_bots = or_(Game.n_players != 4, (users[2].role == "bot") & (users[3].role == "bot"))
+    return (users[0].role == "bot") & (users[1].role == "bot") & four_bots, users
+
+
+def _join_players(stmt: Any, users: list[Any]) -> Any:
+    seats = (Game.player0_id, Game.player1_id, Game.player2_id, Game.player3_id)
+    for user, seat in zip(users, seats, strict=True):
+        stmt = stmt.outerjoin(user, user.id == seat)
+    return stmt
 
 
 def bot_games(session: Session, game_ids: list[int]) -> set[int]:
-    """Return those of ``game_ids`` played by two bots."""
+    """Return those of ``game_ids`` played by bots only (two, or four)."""
     if not game_ids:
         return set()
-    u0, u1 = aliased(User), aliased(User)
-    return set(session.scalars(select(Game.id).join(u0, u0.id == Game.player0_id).join(u1, u1.id == Game.player1_id)
-                               .where(Game.id.in_(game_ids), u0.role == "bot", u1.role == "bot")))
+    bots_only, users = _bots_only()
+    return set(session.scalars(_join_players(select(Game.id), users).where(Game.id.in_(game_ids), bots_only)))
 
 
 def queue_position(session: Session, game_id: int) -> int:
@@ -90,21 +112,22 @@ def queue_position(session: Session, game_id: int) -> int:
     The database's order, as the processes hand jobs out: games with a person before bot games, then
     by when they were asked for.
     """
-    u0, u1 = aliased(User), aliased(User)
-    bots_only = (u0.role == "bot") & (u1.role == "bot")
-    rows = session.execute(
-        select(Analysis.game_id, bots_only, Analysis.requested_at).join(Game, Game.id == Analysis.game_id)
-        .join(u0, u0.id == Game.player0_id).join(u1, u1.id == Game.player1_id)
+    bots_only, users = _bots_only()
+    rows = session.execute(_join_players(
+        select(Analysis.game_id, bots_only, Analysis.requested_at).join(Game, Game.id == Analysis.game_id), users)
         .where(Analysis.status == "queued")).all()
     ordered = sorted(rows, key=lambda r: (bool(r[1]), r[2], r[0]))
     return next((i for i, r in enumerate(ordered, 1) if r[0] == game_id), len(ordered) + 1)
 
 
 def analysed_accuracy(*, session: Session, user_id: int) -> dict[str, tuple[float, int]]:
-    """Return a player's average accuracy (percent) over its analysed games, and their count, per variant."""
-    mine = case((Game.player0_id == user_id, Analysis.accuracy0), else_=Analysis.accuracy1)
+    """Return a player's average accuracy (percent) over its analysed games, and their count, per variant
+    (the four-player game's under ``partnership``)."""
+    mine = case((Game.player0_id == user_id, Analysis.accuracy0), (Game.player1_id == user_id, Analysis.accuracy1),
+                (Game.player2_id == user_id, Analysis.accuracy2), else_=Analysis.accuracy3)
     rows = session.execute(
         select(Game.variant, func.avg(mine), func.count(mine)).join(Analysis, Analysis.game_id == Game.id)
-        .where(or_(Game.player0_id == user_id, Game.player1_id == user_id), Analysis.status == "done")
+        .where(or_(Game.player0_id == user_id, Game.player1_id == user_id, Game.player2_id == user_id,
+                   Game.player3_id == user_id), Analysis.status == "done")
         .group_by(Game.variant)).all()
     return {variant: (round(float(avg), 1), n) for variant, avg, n in rows if n}

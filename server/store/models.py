@@ -216,8 +216,8 @@ class Analysis(Base):
     """A game's post-game analysis by a bot: one row per game (a re-run replaces it).
 
     ``status`` is ``queued``, ``running``, ``done`` or ``failed``; ``result`` is the agent's
-    analysis as sent (docs/protocol.md, "Analysis"); ``accuracy0``/``accuracy1`` are the seats'
-    accuracy (percent) copied out of it for the profile averages.
+    analysis as sent (docs/protocol.md, "Analysis"); ``accuracy0``/``accuracy1`` (and at a four-player
+    deal ``accuracy2``/``accuracy3``) are the seats' accuracy (percent) copied out of it for the profile averages.
     """
 
     __tablename__ = "analyses"
@@ -231,6 +231,8 @@ class Analysis(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     accuracy0: Mapped[float | None] = mapped_column(Float)
     accuracy1: Mapped[float | None] = mapped_column(Float)
+    accuracy2: Mapped[float | None] = mapped_column(Float)
+    accuracy3: Mapped[float | None] = mapped_column(Float)
     requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -14,7 +14,7 @@ from sqlalchemy import case, select
 from sqlalchemy.orm import Session, aliased
 
 from server.store.admin_queries import ExportFilters, day_end, day_start, mover_filters
-from server.store.models import Game, Move, User, UserTotals
+from server.store.models import Game, Move, MoveAnalysis, User, UserTotals
 from tressette import CARD_NAMES
 
 PARTNERSHIP_EXPORT_COLUMNS = (
@@ -22,8 +22,10 @@ PARTNERSHIP_EXPORT_COLUMNS = (
     "hand", "table_cards", "won_partnership", "won_opponents", "card", "first_card", "partnership_points",
     "declarations", "declared_points", "signal", "created_at", "deal_number", "first_leader",
     "option_declarations", "option_signals", "end_reason", "rated", "final_score", "final_opponent_score",
-    "partnership_won", "match_id", "match_deal", "match_score", "match_opponent_score", "rating")
-"""docs/admin.md, "Four-player export columns", describes each."""
+    "partnership_won", "match_id", "match_deal", "match_score", "match_opponent_score", "rating",
+    "loss", "label", "best_card")
+"""docs/admin.md, "Four-player export columns", describes each. The last three come from the deal's
+double-dummy analysis (empty when it has none), as in the two-player export."""
 PARTNERSHIP_CARD_LISTS = frozenset({"hand", "table_cards", "won_partnership", "won_opponents"})
 
 
@@ -35,10 +37,12 @@ def _player_of(seat: Any) -> Any:
 def partnership_export_rows(session: Session, f: ExportFilters, *, batch: int = 2000) -> Iterator[dict[str, Any]]:
     """Yield the four-player moves of finished deals matching ``f`` (game and move order), cards by name."""
     partner, mine = aliased(User), aliased(UserTotals)
-    stmt = (select(Move, Game, User.username, partner.username, mine.rating)
+    stmt = (select(Move, Game, User.username, partner.username, mine.rating, MoveAnalysis)
             .join(Game, Game.id == Move.game_id).join(User, User.id == Move.user_id)
             .join(partner, partner.id == _player_of((Move.seat + 2) % 4))
             .outerjoin(mine, (mine.user_id == Move.user_id) & (mine.variant == "partnership"))
+            .outerjoin(MoveAnalysis, (MoveAnalysis.game_id == Move.game_id)
+                       & (MoveAnalysis.move_number == Move.move_number))
             .where(Game.status == "finished", Game.n_players == 4)
             .order_by(Move.game_id, Move.move_number))
     if f.date_from:
@@ -46,7 +50,7 @@ def partnership_export_rows(session: Session, f: ExportFilters, *, batch: int = 
     if f.date_to:
         stmt = stmt.where(Move.created_at < day_end(f.date_to))
     stmt = mover_filters(stmt, f, mine)
-    for m, g, username, partner_name, rating in session.execute(stmt.execution_options(yield_per=batch)):
+    for m, g, username, partner_name, rating, a in session.execute(stmt.execution_options(yield_per=batch)):
         side = m.seat % 2
         final = [(g.points0 or 0) + (g.declared0 or 0), (g.points1 or 0) + (g.declared1 or 0)]
         before = [g.match_before0, g.match_before1]
@@ -68,6 +72,8 @@ def partnership_export_rows(session: Session, f: ExportFilters, *, batch: int = 
             "rated": not g.unrated, "final_score": final[side], "final_opponent_score": final[1 - side],
             "partnership_won": g.winner_seat == side, "match_id": g.match_id, "match_deal": g.match_deal,
             "match_score": before[side], "match_opponent_score": before[1 - side], "rating": rating,
+            "loss": None if a is None else a.loss, "label": None if a is None else a.label,
+            "best_card": None if a is None else CARD_NAMES[a.best_card],
         }
 
 

@@ -165,6 +165,8 @@ class PartnershipPlaying(RoomCore[FourTable]):
         if deal.is_over:
             assert end is not None
             self.close_deal("finished", match=end.match)
+            if end.analyse:  # queued in the same write as the end: taken up now, persons' deals first
+                self.rooms.analysis.deal_ended(end.game_id)
             await self.broadcast(event)
             await self.store.settle(end.game_id)
             await self.broadcast({"kind": "end"})
@@ -196,8 +198,10 @@ class PartnershipPlaying(RoomCore[FourTable]):
             else:
                 match = MatchEnd(table.match_id, table.match.scores, table.match.deals + 1, None, reason)
         players = tuple(s.user_id if s else 0 for s in table.seats)
+        bots_only = all(s is not None and s.is_bot for s in table.seats)
         return GameEnd(game_id=table.game_id, points=points, winner=winner, reason=reason, variant=VARIANT_KEY,
-                       players=players, moves=moves, analyse=False, match=match, declared=declared)
+                       players=players, moves=moves, analyse=self.rooms.analysis.wanted(bots_only=bots_only, moves=moves),
+                       match=match, declared=declared)
 
     def close_deal(self, reason: str, *, match: MatchEnd | None) -> None:
         """Mark the deal over (stored already) and take the match's record in."""
