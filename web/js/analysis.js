@@ -3,9 +3,12 @@
 // the moves, and both players' accuracy. Points are thirds shown as players count them (1⅓), the estimates too
 // (rounded to the nearest third: one format on the page, the board's scores included). A card is "best" only
 // when no card is valued higher; the cards are listed best first in both games (in Kifameno the fewest points).
+// A four-player deal's analysis (`"game": "partnership"`, docs/protocol-four.md) is exact, all four hands open:
+// its values are a partnership's final card points, its graph both partnerships' points, its players four.
 import { call, currentUser, token } from "./api.js";
 import { cardEl } from "./cards.js";
 import { errorBox, fill, h } from "./dom.js";
+import { teamChip, teamOf } from "./four.js";
 import { cardName, percent, plural, points, t, tx } from "./i18n.js";
 
 const POLL_MS = 3000;
@@ -35,6 +38,11 @@ export function analysisPanel(r) {
   }
   if (!state.timer) load(key);
   return panel;
+}
+
+/** Return true when the analysis shown is a four-player deal's. */
+function four() {
+  return state.record?.game === "partnership";
 }
 
 /** Return how much better final points `a` are than `b` for their player in this game (Kifameno: fewer). */
@@ -69,6 +77,11 @@ export function analysisStep(board, k) {
   render();
 }
 
+/** Return move `m`'s best cards as shown: every one in a four-player deal (exact ties), else the first ranked. */
+function bestCards(m) {
+  return four() && m.best_cards?.length ? m.best_cards : [bestOf(m)];
+}
+
 function decorate(board, k) {
   if (!done() || !board) return;
   const byCard = new Map(state.data.moves.map((m) => [m.card, m]));
@@ -81,7 +94,7 @@ function decorate(board, k) {
   const line = board.querySelector("#replay-next-move");
   if (next && line && !line.querySelector(".an-tag")) {
     line.append(badgeText(next));
-    if (showsBest(next)) line.append(bestPair(bestOf(next)));
+    if (showsBest(next)) line.append(bestPair(bestCards(next)));
   }
   const hand = board.querySelector(".card.next[data-card]");
   if (next && hand) mark(hand, next);
@@ -93,9 +106,10 @@ function showsBest(m) {
   return bestOf(m) !== m.card && !["best", "good"].includes(labelOf(m));
 }
 
-function bestPair(card) {
+function bestPair(cards) {
   // "Best: [card]" wraps as one piece on a narrow screen.
-  return h("span", { class: "an-best-pair" }, h("span", { class: "an-best-label" }, `${t("an_best")}:`), cardEl(card, { small: true }));
+  return h("span", { class: "an-best-pair" }, h("span", { class: "an-best-label" }, `${t("an_best")}:`),
+    cards.map((card) => cardEl(card, { small: true })));
 }
 
 function done() {
@@ -170,7 +184,8 @@ function render() {
     graph(d),
     moveList(d),
     currentMove(d),
-    h("p", { class: "note an-explain", id: "analysis-explain" }, t(`an_explain_${state.record.variant === "kifameno" ? "kifameno" : "tressette"}`)),
+    h("p", { class: "note an-explain", id: "analysis-explain" },
+      t(`an_explain_${four() ? "partnership" : state.record.variant === "kifameno" ? "kifameno" : "tressette"}`)),
     h("p", { class: "hint an-version" }, t("an_version", { v: d.version ?? "?" }),
       d.outdated || admin ? " " : null,
       d.outdated || admin ? h("button", { type: "button", class: "ghost an-rerun", id: "analysis-rerun", onclick: () => request(!d.outdated) },
@@ -180,7 +195,19 @@ function render() {
 function viewerSeat() {
   const me = currentUser()?.username;
   const p = state.record.players;
+  if (four()) return Math.max(0, p.indexOf(me));
   return p[1] === me && p[0] !== me ? 1 : 0;
+}
+
+/** Return the graph's side: a seat at two, a partnership at four. */
+function sideOf(seat) {
+  return four() ? teamOf(seat) : seat;
+}
+
+/** Return the side's name: a player, or a partnership "ana & bob". */
+function sideName(side) {
+  const p = state.record.players;
+  return four() ? `${p[side]} & ${p[side + 2]}` : p[side];
 }
 
 /** Return thirds as players count points, estimates rounded to the nearest third: 19.3 -> "6⅓". */
@@ -229,8 +256,8 @@ function accuracyTable(d) {
     h("span", { class: "an-small" }, plural(key, n).replace(String(n), "")));
   return h("div", { class: "an-players", id: "analysis-accuracy" }, rows.map((p) => {
     const f = seatFigures(d, p.seat);
-    return h("div", { class: "an-player", "data-seat": p.seat },
-      h("div", { class: "an-name" }, state.record.players[p.seat]),
+    return h("div", { class: `an-player${four() ? ` team-${teamOf(p.seat)}` : ""}`, "data-seat": p.seat },
+      h("div", { class: "an-name" }, four() ? teamChip(teamOf(p.seat)) : null, four() ? " " : null, state.record.players[p.seat]),
       h("div", { class: "an-accuracy" }, percent(Number(p.accuracy) / 100), h("span", { class: "an-small" }, ` ${t("an_accuracy")}`)),
       h("div", { class: "an-counts" },
         counted(f.inaccuracies, "inaccuracy", "an_n_inaccuracies"),
@@ -247,21 +274,22 @@ function svg(tag, attrs = {}, parent = null) {
   return node;
 }
 
-/** Return the viewer's series: the value before the first move, then after each move. */
-function series(d, seat, metric) {
+/** Return the viewer's series (a seat's, or at four a partnership's): the value before the first move, then
+ * after each move. */
+function series(d, side, metric) {
   const moves = d.moves;
   if (!moves.length) return [];
   const total = metric === "points" ? 35 : 1;
   const first = moves[0];
   const start = metric === "points" ? first.best_value : first.best_win;
-  const out = [first.seat === seat ? start : total - start];
-  for (const m of moves) out.push(metric === "points" ? m.eval.points[seat] : m.eval.win[seat]);
+  const out = [sideOf(first.seat) === side ? start : total - start];
+  for (const m of moves) out.push(metric === "points" ? m.eval.points[side] : m.eval.win[side]);
   return out;
 }
 
 function graph(d) {
-  const seat = viewerSeat();
-  const metric = state.metric;
+  const seat = sideOf(viewerSeat()); // at four, the viewer's partnership (the other's line is drawn too)
+  const metric = four() ? "points" : state.metric; // exact values: a deal is won or not, no chance to show
   const values = series(d, seat, metric);
   const n = Math.max(1, d.moves.length);
   // A taller drawing on a phone, so the line and its labels stay readable at 390 px.
@@ -272,7 +300,8 @@ function graph(d) {
   const x = (i) => PAD.left + (i / n) * (W - PAD.left - PAD.right);
   const y = (v) => PAD.top + (1 - Math.max(0, Math.min(top, v)) / top) * (H - PAD.top - PAD.bottom);
   const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "an-graph", id: "analysis-graph", role: "img",
-    "aria-label": metric === "points" ? t("an_graph_points", { name: state.record.players[seat] }) : t("an_graph_win", { name: state.record.players[seat] }) });
+    "aria-label": four() ? t("an_graph_dd")
+      : metric === "points" ? t("an_graph_points", { name: sideName(seat) }) : t("an_graph_win", { name: sideName(seat) }) });
   svg("rect", { x: PAD.left, y: PAD.top, width: W - PAD.left - PAD.right, height: H - PAD.top - PAD.bottom, class: "an-plot" }, root);
   // The line that decides the game: 18 thirds (6 points) of 35, or an even chance.
   const half = metric === "points" ? 17.5 : 0.5;
@@ -282,13 +311,18 @@ function graph(d) {
     svg("text", { x: PAD.left - 4, y: y(v) + 4, class: "an-axis", "text-anchor": "end" }, root).textContent =
       metric === "points" ? points(v) : percent(v, 0);
   }
-  for (let trick = 5; trick < n / 2; trick += 5) {
-    svg("text", { x: x(trick * 2), y: H - 4, class: "an-axis", "text-anchor": "middle" }, root).textContent = String(trick);
+  const [cards, every] = four() ? [4, 2] : [2, 5]; // tricks marked below: of 10 at four, of 20 at two
+  for (let trick = every; trick < n / cards; trick += every) {
+    svg("text", { x: x(trick * cards), y: H - 4, class: "an-axis", "text-anchor": "middle" }, root).textContent = String(trick);
   }
   if (values.length) {
     const pts = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`);
     svg("path", { d: `M${pts[0]} L${pts.slice(1).join(" L")} L${x(values.length - 1)},${y(0)} L${x(0)},${y(0)} Z`, class: "an-area" }, root);
-    svg("polyline", { points: pts.join(" "), class: "an-line" }, root);
+    if (four()) { // the other partnership's points: the rest of the 35
+      svg("polyline", { points: values.map((v, i) => `${x(i).toFixed(1)},${y(35 - v).toFixed(1)}`).join(" "),
+        class: `an-line an-team team-${1 - seat}` }, root);
+    }
+    svg("polyline", { points: pts.join(" "), class: `an-line${four() ? ` an-team team-${seat}` : ""}` }, root);
   }
   d.moves.forEach((m, i) => {
     if (!["inaccuracy", "mistake", "blunder"].includes(m.label)) return;
@@ -307,12 +341,24 @@ function graph(d) {
     "aria-pressed": metric === which ? "true" : "false", onclick: () => { state.metric = which; render(); } }, label);
   const value = values.length ? values[k] : null;
   const now = value === null ? "" : metric === "points" ? thirdsText(value) : percent(value, 0);
+  if (four()) return graphBox4(d, root, value);
   return h("div", { class: "an-graph-box" },
     h("div", { class: "row an-graph-head" },
       h("span", { class: "an-graph-title" }, metric === "points"
-        ? t("an_graph_points", { name: state.record.players[seat] }) : t("an_graph_win", { name: state.record.players[seat] }),
+        ? t("an_graph_points", { name: sideName(seat) }) : t("an_graph_win", { name: sideName(seat) }),
       h("strong", { id: "analysis-now-value" }, ` ${now}`)),
       h("span", { class: "row an-metrics" }, pick("points", t("an_metric_points")), pick("win", t("an_metric_win")))),
+    root);
+}
+
+/** Return the four-player graph's box: both partnerships' double-dummy points now, in their colours. */
+function graphBox4(d, root, value) {
+  const side = sideOf(viewerSeat());
+  const now = (team) => (value === null ? "" : thirdsText(team === side ? value : 35 - value));
+  const legend = (team) => h("span", { class: `an-legend team-${team}`, id: `analysis-now-${team}` }, teamChip(team),
+    ` ${sideName(team)}: `, h("strong", {}, now(team)));
+  return h("div", { class: "an-graph-box" },
+    h("div", { class: "row an-graph-head" }, h("span", { class: "an-graph-title" }, t("an_graph_dd")), legend(0), legend(1)),
     root);
 }
 
@@ -343,9 +389,9 @@ function currentMove(d) {
   return h("div", { class: "an-current", id: "analysis-current" },
     h("p", { class: "an-line-played" }, `${k + 1}. ${name} ${t("plays")}`, cardEl(m.card, { small: true }),
       h("span", { class: `an-tag an-${label}` }, `${SYMBOL[label]} ${tx("an_label", label)}${lost}`),
-      showsBest(m) ? bestPair(bestOf(m)) : null),
+      showsBest(m) ? bestPair(bestCards(m)) : null),
     m.kind ? h("p", { class: "an-kind" }, tx("an_kind", m.kind)) : null,
-    cards.length > 1 ? h("p", { class: "an-cards", id: "analysis-cards" }, h("span", { class: "an-small" }, `${t("an_cards")}: `),
+    cards.length > 1 ? h("p", { class: "an-cards", id: "analysis-cards" }, h("span", { class: "an-small" }, `${t(four() ? "an_cards_partnership" : "an_cards")}: `),
       cards.map((c) => h("span", { class: `an-card-value${c.card === m.card ? " played" : ""}${c.card === cards[0].card ? " best" : ""}` },
         `${cardName(c.card)} ${thirdsText(c.value)}`))) : null);
 }

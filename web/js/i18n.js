@@ -164,6 +164,9 @@ const STRINGS = {
     replayEnd: "End of the deal · {n} / {n}",
     an_explain_tressette: "Most points win: the cards are listed best first, the most expected points first. A card's loss is how many points (3 thirds = 1 point) fewer its player can expect to end with than with the best card; a card within the estimate's noise of the best is \"good\".",
     an_explain_kifameno: "Fewest points win: the cards are listed best first, the fewest expected points first. A card's loss is how many points (3 thirds = 1 point) more its player can expect to end with than with the best card; a card within the estimate's noise of the best is \"good\".",
+    // issue 47: the double-dummy analysis of a four-player deal (analysis.js)
+    an_explain_partnership: "All four hands open (double-dummy): a card's value is the card points its partnership ends with when all four play perfectly from there on (declarations are left out: the play does not change them). A card's loss is how many points (3 thirds = 1 point) fewer than with the best card; the values are exact, so \"best\" is a card no other beats.",
+    an_graph_dd: "Points with all hands open", an_cards_partnership: "Each card's final points for the partnership",
     matchGoal_tressette: "the first to {n} wins", matchGoal_kifameno: "reaching {n} loses",
     matchLeadYou: "you lead", matchLeadNamed: "{name} leads", matchLevel: "level", matchLeadFewer: "fewer points",
     playTitle: "Play", seekButton: "Find a person: {game} · {format}",
@@ -404,6 +407,9 @@ const STRINGS = {
     replayEnd: "Konec igre · {n} / {n}",
     an_explain_tressette: "Zmaga več točk: karte so razvrščene od najboljše, najprej največ pričakovanih točk. Izguba karte je, za koliko točk (3 tretjine = 1 točka) manj lahko njen igralec pričakuje na koncu kot z najboljšo karto; karta, ki je od najboljše oddaljena le za negotovost ocene, je »dobra«.",
     an_explain_kifameno: "Zmaga manj točk: karte so razvrščene od najboljše, najprej najmanj pričakovanih točk. Izguba karte je, za koliko točk (3 tretjine = 1 točka) več lahko njen igralec pričakuje na koncu kot z najboljšo karto; karta, ki je od najboljše oddaljena le za negotovost ocene, je »dobra«.",
+    // issue 47: the double-dummy analysis of a four-player deal (analysis.js)
+    an_explain_partnership: "Vse štiri roke odprte (double-dummy): vrednost karte so točke iz kart, ki jih njen par dobi, če od tam naprej vsi štirje igrajo brezhibno (prijave niso štete: igra jih ne spremeni). Izguba karte je, za koliko točk (3 tretjine = 1 točka) manj kot z najboljšo karto; vrednosti so natančne, zato je »najboljša« karta, ki je nobena druga ne preseže.",
+    an_graph_dd: "Točke ob odprtih kartah", an_cards_partnership: "Končne točke para za vsako karto",
     matchGoal_tressette: "kdor prvi doseže {n}, zmaga", matchGoal_kifameno: "kdor doseže {n}, izgubi",
     matchLeadYou: "vodiš", matchLeadNamed: "vodi {name}", matchLevel: "izenačeno", matchLeadFewer: "manj točk",
     playTitle: "Igraj", seekButton: "Poišči človeka: {game} · {format}",

@@ -173,6 +173,12 @@ export default {
     an_explain_kifameno: "Pobjeđuje tko ima manje punata: karte su poredane od najbolje, najprije ona s najmanje "
       + "očekivanih punata. Gubitak karte je za koliko punata (3 bele = 1 punat) više njezin igrač može očekivati na kraju "
       + "nego s najboljom kartom; karta koja od najbolje odstupa tek koliko i nesigurnost procjene je „dobra“.",
+    // issue 47: the double-dummy analysis of a four-player deal (analysis.js)
+    an_explain_partnership: "Sve četiri ruke otvorene (double dummy): vrijednost karte su punti od karata koje njezin "
+      + "par uzme ako od tada sva četvorica igraju savršeno (akuže nisu uračunate: igra ih ne mijenja). Gubitak karte je "
+      + "za koliko punata (3 bele = 1 punat) manje nego s najboljom kartom; vrijednosti su točne, pa je „najbolja“ karta "
+      + "koju nijedna druga ne nadmašuje.",
+    an_graph_dd: "Punti uz otvorene karte", an_cards_partnership: "Konačni punti para za svaku kartu",
     matchGoal_tressette: "pobjeđuje tko prvi dosegne {n}", matchGoal_kifameno: "tko dosegne {n}, gubi",
     matchLeadYou: "vodiš", matchLeadNamed: "vodi {name}", matchLevel: "izjednačeno", matchLeadFewer: "manje punata",
     playTitle: "Igraj", seekButton: "Nađi protivnika: {game} · {format}",

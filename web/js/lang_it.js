@@ -170,6 +170,12 @@ export default {
     an_explain_kifameno: "Vince chi fa meno punti: le carte sono elencate dalla migliore, prima quella con meno punti attesi. "
       + "La perdita di una carta è quanti punti (3 terzi = 1 punto) in più il suo giocatore può aspettarsi di avere alla "
       + "fine rispetto alla carta migliore; una carta che dista dalla migliore meno dell'incertezza della stima è «buona».",
+    // issue 47: the double-dummy analysis of a four-player deal (analysis.js)
+    an_explain_partnership: "Tutte e quattro le mani scoperte (double dummy): il valore di una carta sono i punti di "
+      + "carte che la sua coppia fa se da lì in poi tutti e quattro giocano alla perfezione (accusi esclusi: il gioco non "
+      + "li cambia). La perdita di una carta è quanti punti (3 terzi = 1 punto) in meno rispetto alla carta migliore; i "
+      + "valori sono esatti, quindi «migliore» è una carta che nessun'altra supera.",
+    an_graph_dd: "Punti a carte scoperte", an_cards_partnership: "Punti finali della coppia per ogni carta",
     matchGoal_tressette: "vince chi arriva per primo a {n}", matchGoal_kifameno: "chi arriva a {n} perde",
     matchLeadYou: "sei in vantaggio", matchLeadNamed: "{name} è in vantaggio", matchLevel: "in parità",
     matchLeadFewer: "meno punti", playTitle: "Gioca", seekButton: "Trova un avversario: {game} · {format}",

@@ -54,7 +54,7 @@ function fillBody(body) {
     counter.textContent = shown.step < n ? `${t("move")} ${shown.step + 1} / ${n}` : t("replayEnd", { n });
     if (four) fillStep4(board, r, shown.step, currentUser()?.username);
     else fill(board, ...drawStep(r, shown.step));
-    if (!four) analysisStep(board, shown.step);
+    analysisStep(board, shown.step);
     for (const [btn, off] of [[first, true], [prev, true], [next, false], [last, false]]) {
       btn.disabled = off ? shown.step === 0 : shown.step === n;
     }
@@ -71,7 +71,7 @@ function fillBody(body) {
     h("div", { class: "row controls", id: "replay-controls" }, first, prev, counter, next, last, slider),
     h("p", { class: "hint keys-only" }, t("replayKeys")),
     board,
-    four ? null : analysisPanel(r), // the analysis is of two-player deals only
+    analysisPanel(r), // a four-player deal's is exact (double-dummy)
     recordPanel(r.id));
   go(shown.step);
 }
