@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from server.game.analysis import AnalysisQueue
 from server.store import repos
+from server.store.analyses import bot_games as bot_games_of
 from server.store.db import make_engine, upgrade
 from server.store.models import Analysis, Game
 from tressette import Deal, Variant
@@ -89,5 +90,47 @@ def test_people_first_and_one_position_from_every_process(pg_url: str) -> None:
         with sessions() as s:
             assert second.status(s, bot_games[1])[1]["position"] == 1  # the others run: it is next, seen from both
             assert first.status(s, people[0])[1] == {"status": "running", "position": 0, "bots": 1}
+    finally:
+        engine.dispose()
+
+
+def _four(session: Session, players: tuple[int, int, int, int]) -> int:
+    """Store a finished four-player deal of ``players`` (seats 0..3); return its id."""
+    from tressette.partnership import PartnershipDeal
+
+    deal = PartnershipDeal.new(0, random.Random(2))
+    game = repos.create_game(session=session, game=Game(
+        table_id="q4", deal_number=1, variant="partnership", opponent="anyone", player0_id=players[0],
+        player1_id=players[1], player2_id=players[2], player3_id=players[3], n_players=4, bot_level=None,
+        first_leader=0, deck=list(deal.deck), status="finished", points0=6, points1=5, winner_seat=0,
+        end_reason="finished", moves_at_end=0))
+    return int(game.id)
+
+
+def test_four_player_deals_with_a_person_go_first(pg_url: str) -> None:
+    """A four-player deal is a bot game only when all four seats are bots (a person at seat 2 or 3 counts too)."""
+    upgrade(pg_url)
+    engine = make_engine(pg_url)
+    sessions = sessionmaker(engine, expire_on_commit=False)
+    try:
+        with sessions() as s:
+            ann = repos.ensure_user(session=s, username="ann", role="guest").id
+            bots = [repos.ensure_user(session=s, username=f"bot-{i}", role="bot").id for i in range(4)]
+            all_bots = _four(s, (bots[0], bots[1], bots[2], bots[3]))
+            person_at_3 = _four(s, (bots[0], bots[1], bots[2], ann))
+            person_at_2 = _four(s, (bots[0], bots[1], ann, bots[3]))
+            s.commit()
+            assert bot_games_of(s, [all_bots, person_at_3, person_at_2]) == {all_bots}
+
+        async def main() -> list[int]:
+            queue = AnalysisQueue(sessions)
+            for game_id in (all_bots, person_at_3, person_at_2):  # the bots' deal asked for first
+                assert await queue.request(game_id)
+            return queue.waiting
+
+        assert asyncio.run(main()) == [person_at_3, person_at_2, all_bots]
+        with sessions() as s:
+            assert [AnalysisQueue(sessions).status(s, g)[1]["position"] for g in (person_at_3, person_at_2, all_bots)] \
+                == [1, 2, 3]
     finally:
         engine.dispose()
