@@ -83,10 +83,14 @@ def analyse_main(argv: list[str]) -> int:
         print("invalid options: --iterations must be positive", file=sys.stderr)
         return 2
     from agent.analysis import RecordError, analyse
+    from agent.partnership import analysis as four
 
     try:
         record = json.loads(text)
-        result = analyse(record, iterations=args.iterations, seed=args.seed)
+        if four.is_four(record):  # a four-player deal: exact, no iterations or seed to use
+            result = four.analyse(record)
+        else:
+            result = analyse(record, iterations=args.iterations, seed=args.seed)
     except json.JSONDecodeError as exc:
         print(f"invalid record: not valid JSON: {exc}", file=sys.stderr)
         return 2

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import doctest
+import json
+import os
 import random
 from typing import Any
 
@@ -14,6 +16,7 @@ from agent.partnership.analysis import analyse, deal_result, judge, parse_record
 from agent.partnership.position import OpenPosition
 from agent.partnership.solver import DoubleDummySolver
 from agent.partnership.solver_ref import ReferenceSolver, brute_force_values
+from tests.forkserver import run_module
 from tressette import TOTAL_POINTS, card_name, parse_card
 from tressette.partnership import PartnershipDeal, PartnershipOptions, partnership_of
 
@@ -166,3 +169,13 @@ def test_bad_records_get_a_one_line_reason(change: Any, reason: str) -> None:
     change(record)
     with pytest.raises(RecordError, match=reason.replace("[", r"\[").replace("]", r"\]")):
         analyse(record)
+
+
+def test_the_cli_analyses_a_four_player_record() -> None:
+    """``treset-agent analyse`` takes a four-player record (its ``game``) and prints the exact analysis; a bad one exits 2."""
+    record = seeded_record(61)
+    run = run_module("agent.cli", ["analyse", "-"], input=json.dumps(record), env=dict(os.environ))
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["moves"] == analyse(record)["moves"]
+    bad = run_module("agent.cli", ["analyse", "-"], input=json.dumps({**record, "first_leader": 7}), env=dict(os.environ))
+    assert bad.returncode == 2 and "first_leader" in bad.stderr and "Traceback" not in bad.stderr
