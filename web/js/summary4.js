@@ -151,7 +151,7 @@ export function summaryView4(table) {
     scoresTable(table),
     h("p", { class: "note" }, t("wholePointsNote")),
     h("div", { class: "row summary-actions", id: "summary-actions" }, rematchButton(table),
-      table.game_id && table.you !== null ? h("a", { id: "replay-link", href: `#/replay/${table.game_id}` }, t("replay")) : null,
+      table.game_id && table.you !== null ? h("a", { id: "replay-link", href: `#/replay/${table.game_id}` }, t("replayLink")) : null,
       h("a", { id: "back-lobby", href: "#/lobby" }, t("backToLobby"))),
     h("h3", {}, t("allHands")),
     handsView(table),
