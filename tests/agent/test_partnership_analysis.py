@@ -179,3 +179,11 @@ def test_the_cli_analyses_a_four_player_record() -> None:
     assert json.loads(run.stdout)["moves"] == analyse(record)["moves"]
     bad = run_module("agent.cli", ["analyse", "-"], input=json.dumps({**record, "first_leader": 7}), env=dict(os.environ))
     assert bad.returncode == 2 and "first_leader" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_bench_times_whole_analyses() -> None:
+    """``bench partnership``'s analysis line: seconds per deal of the analysis itself, median at most the maximum."""
+    from agent.partnership.bench import deal_analysis
+
+    r = deal_analysis([3000, 3001], bits=16)
+    assert r["deals"] == 2 and 0 < r["s_median"] <= r["s_max"]
