@@ -121,6 +121,9 @@ def test_four_player_analysis_page(browser: Browser, pg_url: str, start_server: 
     page.locator("#analysis").scroll_into_view_if_needed()
     _shot(page, "analysis-four-desktop", DESKTOP["width"])
     page.locator("#analysis").screenshot(path=str(SHOTS / "analysis-four-desktop-panel.png"))
+    page.goto(f"{server.url}/#/player/cara")  # the profile averages the four-player accuracy (seat 2's here)
+    expect(page.locator("#profile-totals [data-variant='partnership']")).to_contain_text(
+        f"{result['players'][2]['accuracy']:.1f}% (1)")
 
     phone = contexts(PHONE)
     _login(phone, server.url, "boris")  # partnership 1: its line is the filled one
