@@ -67,6 +67,9 @@ def _check_moves(page: Page, result: dict[str, Any]) -> None:
         if len(m["cards"]) > 1:
             assert sorted(v.rsplit(" ", 1)[1] for v in values) == sorted(points(c["value"]) for c in m["cards"])
             assert current.locator(".an-card-value.played").inner_text().endswith(f" {points(m['value'])}")
+            best_values = current.locator(".an-card-value.best").all_inner_texts()  # every best card marked
+            assert len(best_values) == len(m["best_cards"]) and all(v.endswith(f" {points(m['best_value'])}")
+                                                                    for v in best_values), (m, best_values)
         for team in (0, 1):
             expect(page.locator(f"#analysis-now-{team}")).to_contain_text(points(before[team]))
         before = m["eval"]["points"]

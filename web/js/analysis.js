@@ -392,6 +392,6 @@ function currentMove(d) {
       showsBest(m) ? bestPair(bestCards(m)) : null),
     m.kind ? h("p", { class: "an-kind" }, tx("an_kind", m.kind)) : null,
     cards.length > 1 ? h("p", { class: "an-cards", id: "analysis-cards" }, h("span", { class: "an-small" }, `${t(four() ? "an_cards_partnership" : "an_cards")}: `),
-      cards.map((c) => h("span", { class: `an-card-value${c.card === m.card ? " played" : ""}${c.card === cards[0].card ? " best" : ""}` },
+      cards.map((c) => h("span", { class: `an-card-value${c.card === m.card ? " played" : ""}${bestCards(m).includes(c.card) || c.card === cards[0].card ? " best" : ""}` },
         `${cardName(c.card)} ${thirdsText(c.value)}`))) : null);
 }
