@@ -137,6 +137,10 @@ def test_four_player_analysis_page(browser: Browser, pg_url: str, start_server: 
     expect(phone.locator("#analysis-graph polyline.an-team.team-1")).to_have_count(1)
     _no_stray(phone, "the four-player analysis on a phone")
     _shot(phone, "analysis-four-phone", PHONE["width"])
+    # The move with the most best cards shown: they wrap, nothing sticks out sideways.
+    many = max(moves, key=lambda m: (m["label"] not in ("best", "good"), len(m["best_cards"])))
+    phone.click(f"#analysis-moves [data-move='{many['move']}']")
+    _shot(phone, "analysis-four-phone-best-cards", PHONE["width"])
     phone.locator("#analysis").screenshot(path=str(SHOTS / "analysis-four-phone-panel.png"))
     phone.select_option("#lang", "sl")
     expect(phone.locator("#analysis-explain")).to_contain_text("Vse štiri roke odprte")
