@@ -57,7 +57,7 @@ def _check_moves(page: Page, result: dict[str, Any]) -> None:
     for m in moves:
         page.click(f"#analysis-moves [data-move='{m['move']}']")
         current = page.locator("#analysis-current")
-        expect(current).to_contain_text(f"{m['move'] + 1}. {NAMES[m['seat']]}")
+        expect(current.locator(".an-line-played")).to_have_text(re.compile(rf"^{m['move'] + 1}\. {NAMES[m['seat']]} "))
         tag = current.locator(".an-tag").inner_text()
         assert m["label"] in tag, (m, tag)
         assert ("lost" in tag) == (m["loss"] > 0) and (m["loss"] == 0 or f"lost {points(m['loss'])}" in tag), (m, tag)
@@ -65,8 +65,9 @@ def _check_moves(page: Page, result: dict[str, Any]) -> None:
         assert best == (m["best_cards"] if m["label"] not in ("best", "good") else []), (m, best)
         values = current.locator(".an-card-value").all_inner_texts()
         if len(m["cards"]) > 1:
-            assert sorted(v.rsplit(" ", 1)[1] for v in values) == sorted(points(c["value"]) for c in m["cards"])
-            assert current.locator(".an-card-value.played").inner_text().endswith(f" {points(m['value'])}")
+            assert sorted(v.rsplit(" ", 1)[1] for v in values) == sorted(points(c["value"]) for c in m["cards"]), (m, values)
+            played = current.locator(".an-card-value.played").inner_text()
+            assert played.endswith(f" {points(m['value'])}"), (m, played)
             best_values = current.locator(".an-card-value.best").all_inner_texts()  # every best card marked
             assert len(best_values) == len(m["best_cards"]) and all(v.endswith(f" {points(m['best_value'])}")
                                                                     for v in best_values), (m, best_values)
@@ -93,7 +94,7 @@ def test_four_player_analysis_page(browser: Browser, pg_url: str, start_server: 
                      "analysis": result})
     expect(page.locator("#analysis-accuracy")).to_be_visible(timeout=10_000)
     moves = result["moves"]
-    assert any(m["loss"] > 0 for m in moves)  # first-legal play loses points somewhere
+    assert any(m["loss"] > 0 for m in moves), moves  # first-legal play loses points somewhere
     expect(page.locator("#analysis-moves li")).to_have_count(40)
     expect(page.locator("#analysis-accuracy .an-player")).to_have_count(4)
     for p in result["players"]:
@@ -115,7 +116,7 @@ def test_four_player_analysis_page(browser: Browser, pg_url: str, start_server: 
     marked = page.locator("#replay-tricks .trick-cards .card.an-marked").evaluate_all(
         "els => els.map(e => [e.dataset.card, [...e.classList].find(c => /^an-(best|good|inaccuracy|mistake|blunder)$/.test(c))])")
     by_card = {m["card"]: m for m in moves}
-    assert len(marked) == 40 and all(label == f"an-{by_card[card]['label']}" for card, label in marked)
+    assert len(marked) == 40 and all(label == f"an-{by_card[card]['label']}" for card, label in marked), marked
     for team in (0, 1):
         expect(page.locator(f"#analysis-now-{team}")).to_contain_text(points(moves[-1]["eval"]["points"][team]))
     worst = max(moves, key=lambda m: (m["loss"], m["move"]))
