@@ -30,10 +30,12 @@ True
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from agent.partnership.leaves import WorldEvaluator
 from agent.partnership.sampling import (
     NoConsistentWorld,
     Weight,
@@ -52,6 +54,11 @@ from tressette.partnership import (
     partnership_of,
     view_of_partnership,
 )
+
+MIN_WORLDS = 4
+"""The fewest worlds a timed search values, however short its time (fewer would be a coin toss)."""
+BATCH = 8
+"""Worlds drawn at a time by a timed search (a weighted draw resamples within a batch)."""
 
 Evaluator: TypeAlias = Callable[[PartnershipDeal, PartnershipMove], float]
 """``evaluate(deal, move)``: the mover's partnership's final deal points in thirds after ``move``."""
@@ -88,8 +95,10 @@ def default_signal(view: PartnershipView, card: Card) -> Signal | None:
     return None
 
 
-def candidate_moves(view: PartnershipView) -> list[PartnershipMove]:
+def candidate_moves(view: PartnershipView, signals: bool = True) -> list[PartnershipMove]:
     """Return one move per legal card (all declarations, the default signal), the rule player's card first.
+
+    ``signals=False``: no signal with any card (to measure what giving them is worth).
 
     Ties in :func:`choose_pimc_move` go to the earlier move, so when the worlds cannot tell the
     cards apart the chooser plays as the rule player does.
@@ -98,7 +107,7 @@ def candidate_moves(view: PartnershipView) -> list[PartnershipMove]:
     preferred = choose_partnership_move(view).card
     order = [preferred, *(c for c in legal if c != preferred)]
     declared = view.declarable()
-    return [PartnershipMove(c, declared, default_signal(view, c)) for c in order]
+    return [PartnershipMove(c, declared, default_signal(view, c) if signals else None) for c in order]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,31 +132,55 @@ def _sampler(view: PartnershipView, read: bool) -> tuple[WorldSampler, str | Non
     return WorldSampler.of(view, signals=False, declarations=False), "all"
 
 
-def pimc_search(view: PartnershipView, rng: random.Random, *, worlds: int = 32,
-                evaluate: Evaluator = rollout_value, weight: Weight | None = None, read: bool = True) -> PimcResult:
-    """Value every legal card of the seat to move over ``worlds`` sampled worlds and pick the best mean.
+def _per_world(evaluate: Evaluator) -> WorldEvaluator:
+    """Return a world evaluator calling the one-move ``evaluate`` on each move."""
+    return lambda deal, moves: [evaluate(deal, m) for m in moves]
 
-    ``weight`` (an opponent or partner model) reweighs the worlds (:func:`sample_worlds`); uniform
-    by default.  ``read=False`` samples without what signals and declarations say (voids shown by
-    not following still count): to measure what reading them is worth.  A single legal card is returned without search (``worlds`` = 0).  Raises ValueError
-    if the viewer is not to move, :class:`NoConsistentWorld` if no world fits even the bare record.
+
+def pimc_search(view: PartnershipView, rng: random.Random, *, worlds: int = 32, evaluate: Evaluator | None = None,
+                weight: Weight | None = None, read: bool = True, time_ms: float | None = None,
+                world_evaluator: WorldEvaluator | None = None, min_worlds: int = MIN_WORLDS,
+                signals: bool = True) -> PimcResult:
+    """Value every legal card of the seat to move over sampled worlds and pick the best mean.
+
+    Without ``time_ms``, exactly ``worlds`` worlds are searched; with it, worlds are drawn and
+    valued until ``time_ms`` milliseconds (wall clock, from the call) are spent, at least
+    ``min_worlds`` and at most ``worlds`` of them (a level is defined by its time).  Each world's
+    cards are valued by ``world_evaluator`` (:mod:`agent.partnership.leaves`: all candidates at
+    once) or by the one-move ``evaluate``; rule-player rollouts by default.  ``weight`` (an
+    opponent or partner model) reweighs the worlds (:func:`sample_worlds`); uniform by default.
+    ``read=False`` samples without what signals and declarations say (voids shown by not
+    following still count): to measure what reading them is worth; ``signals=False`` gives none
+    (:func:`candidate_moves`).  A single legal card is
+    returned without search (``worlds`` = 0).  Raises ValueError if the viewer is not to move,
+    :class:`NoConsistentWorld` if no world fits even the bare record.
     """
-    moves = candidate_moves(view)  # ValueError when the viewer is not to move
+    start = time.perf_counter()
+    moves = candidate_moves(view, signals)  # ValueError when the viewer is not to move
     if len(moves) == 1:
         return PimcResult(moves[0], {moves[0].card: 0.0}, 0)
+    value_all = world_evaluator or _per_world(evaluate or rollout_value)
     sampler, relaxed = _sampler(view, read)
     if not sampler.count:
         raise NoConsistentWorld("no deal of the hidden hands fits even the cards and counts")
     # A world that ignores part of the record would be refused by the replay: build its deal directly.
     to_deal = world_deal if relaxed is None and read else _unchecked_deal
-    deals = [to_deal(view, w) for w in sample_worlds(view, worlds, rng, weight=weight, sampler=sampler)]
+    deadline = None if time_ms is None else start + time_ms / 1000
     totals = [0.0] * len(moves)
-    for deal in deals:
-        for i, move in enumerate(moves):
-            totals[i] += evaluate(deal, move)
-    values = {m.card: t / len(deals) for m, t in zip(moves, totals, strict=True)}
+    done = 0
+    while done < worlds:
+        batch = min(BATCH if deadline is not None else worlds, worlds - done)
+        for world in sample_worlds(view, batch, rng, weight=weight, sampler=sampler):
+            for i, v in enumerate(value_all(to_deal(view, world), moves)):
+                totals[i] += v
+            done += 1
+            if deadline is not None and done >= min_worlds and time.perf_counter() >= deadline:
+                break
+        if deadline is not None and done >= min_worlds and time.perf_counter() >= deadline:
+            break
+    values = {m.card: t / done for m, t in zip(moves, totals, strict=True)}
     best = max(range(len(moves)), key=lambda i: (totals[i], -i))
-    return PimcResult(moves[best], values, len(deals), relaxed)
+    return PimcResult(moves[best], values, done, relaxed)
 
 
 def _unchecked_deal(view: PartnershipView, world: World) -> PartnershipDeal:
@@ -160,7 +193,9 @@ def _unchecked_deal(view: PartnershipView, world: World) -> PartnershipDeal:
         declarations=(list(d[0]), list(d[1]), list(d[2]), list(d[3])))
 
 
-def choose_pimc_move(view: PartnershipView, rng: random.Random, *, worlds: int = 32, evaluate: Evaluator = rollout_value,
-                     weight: Weight | None = None, read: bool = True) -> PartnershipMove:
+def choose_pimc_move(view: PartnershipView, rng: random.Random, *, worlds: int = 32, evaluate: Evaluator | None = None,
+                     weight: Weight | None = None, read: bool = True, time_ms: float | None = None,
+                     world_evaluator: WorldEvaluator | None = None) -> PartnershipMove:
     """Return the move :func:`pimc_search` picks for the seat to move (declarations and signal included)."""
-    return pimc_search(view, rng, worlds=worlds, evaluate=evaluate, weight=weight, read=read).move
+    return pimc_search(view, rng, worlds=worlds, evaluate=evaluate, weight=weight, read=read, time_ms=time_ms,
+                       world_evaluator=world_evaluator).move

@@ -1,0 +1,108 @@
+"""The four-player bot's levels, from ``beginner`` to ``master``: how long and how each one plays.
+
+- ``beginner`` plays the rule player (:mod:`agent.partnership_player`) but, one card in
+  :data:`BEGINNER_SLIP`, a random legal card instead (still declaring all it holds, signals true):
+  it keeps the rule player's habits and makes a newcomer's mistakes.
+- ``rules`` is the honest rule-based player itself (the first four-player level: its name
+  stays, the server's tests and the page know it).
+- ``normal`` is the determinized search (:mod:`agent.partnership.pimc`) over
+  :data:`NORMAL_WORLDS` sampled worlds: a fixed amount of thinking, the same on any machine.
+- ``master`` searches for 1 s per card (as many worlds as the time allows).
+
+The searching levels value each world's cards with the evaluator the lab measured best
+(:data:`SEARCH`, lab/MEASUREMENTS.md "Session 24"), read the partners' and opponents'
+signals and declarations through the sampler, declare everything they hold and give the
+rule player's signals (*volo* with the last card of a suit, *striscio* keeping two or more).
+
+``time_ms`` is each level's per-move budget (the service shrinks it under load like the
+two-player levels', :mod:`agent.load`); ``rating`` is each level's strength on the portal's
+rating scale, measured in bot-versus-bot duplicate deals (``lab/partnership_ladder.py``;
+anchor and method in lab/MEASUREMENTS.md, "Session 24").
+
+This is the one definition of the four-player levels: :data:`PARTNERSHIP_LEVELS` (what
+``bot_hello`` announces, docs/protocol-four.md "Bots") is made from it, weakest first.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from agent.partnership.leaves import SolverLeaves, WorldEvaluator
+from agent.partnership.pimc import pimc_search
+from agent.partnership_player import choose_partnership_move
+from tressette.partnership import PartnershipMove, PartnershipView
+
+BEGINNER_SLIP = 0.4
+"""The share of the beginner's cards played at random (among the legal ones) instead of by the rules."""
+NORMAL_WORLDS = 8
+"""The worlds ``normal`` searches for each card (a fixed count: the same play on any machine)."""
+SEARCH: WorldEvaluator = SolverLeaves()
+"""The world evaluator of the searching levels (the winner of the lab's comparison, see the module)."""
+MAX_WORLDS = 100_000
+"""A timed search's cap on worlds: never reached in practice, the time ends it."""
+
+
+@dataclass(frozen=True, slots=True)
+class PartnershipLevel:
+    """A four-player level: a name people pick, a per-move time budget, and how it plays.
+
+    ``worlds``: the search's worlds (None: as many as ``time_ms`` allows; 0: no search, the rule
+    player); ``slip``: the share of moves played at random instead.
+    """
+
+    name: str
+    time_ms: int
+    summary: str
+    worlds: int | None = 0
+    slip: float = 0.0
+    rating: int | None = None
+
+
+LEVELS: dict[str, PartnershipLevel] = {
+    lv.name: lv
+    for lv in (
+        PartnershipLevel("beginner", 100, "the rule player, with a random card one time in 2.5",
+                         slip=BEGINNER_SLIP),
+        PartnershipLevel("rules", 100, "the rule player: takes, loads its partner's tricks, throws cheap"),
+        PartnershipLevel("normal", 300, f"searches {NORMAL_WORLDS} sampled deals a card", worlds=NORMAL_WORLDS),
+        PartnershipLevel("master", 1000, "searches sampled deals for 1 s a card", worlds=None),
+    )
+}
+"""The four-player levels, weakest first."""
+
+PARTNERSHIP_LEVELS: list[dict[str, Any]] = [
+    {"name": lv.name, "time_ms": lv.time_ms, "rating": lv.rating} for lv in LEVELS.values()
+]
+"""The four-player levels announced in ``bot_hello`` (docs/protocol-four.md, "Bots"), weakest first."""
+
+
+def _slip_move(view: PartnershipView, rng: random.Random) -> PartnershipMove:
+    """Return a random legal card, declaring everything held, with the rule player's true signal."""
+    from agent.partnership.pimc import default_signal
+
+    card = rng.choice(view.legal_moves())
+    return PartnershipMove(card, view.declarable(), default_signal(view, card))
+
+
+def choose_level_move(view: PartnershipView, level: str, rng: random.Random, *, time_cap_ms: int | None = None,
+                      evaluator: WorldEvaluator | None = None, signals: bool = True) -> PartnershipMove:
+    """Return the move the seat to move plays at ``level`` (within ``time_cap_ms`` if given).
+
+    ``evaluator`` overrides the searching levels' world evaluator and ``signals=False`` makes
+    them give no signal and read none (both for the lab).  Raises KeyError for an unknown
+    level, ValueError if the viewer is not to move.
+    """
+    lv = LEVELS[level]
+    if lv.slip and rng.random() < lv.slip:
+        return _slip_move(view, rng)
+    if lv.worlds == 0:
+        return choose_partnership_move(view)
+    budget = lv.time_ms if time_cap_ms is None else max(10, min(lv.time_ms, time_cap_ms))
+    ev = evaluator or SEARCH
+    if lv.worlds is None:
+        return pimc_search(view, rng, worlds=MAX_WORLDS, time_ms=budget, world_evaluator=ev, read=signals,
+                           signals=signals).move
+    return pimc_search(view, rng, worlds=lv.worlds, world_evaluator=ev, read=signals, signals=signals).move
+
