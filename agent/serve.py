@@ -80,6 +80,10 @@ def main(argv: list[str]) -> int:
         from agent.decide import warmup
 
         warmup()
+        if not args.no_partnership:
+            from agent.partnership.solver import warmup as partnership_warmup
+
+            partnership_warmup()  # the four-player levels' solver: loaded before the first turn, not during it
     service = BotService(server=args.server, token=token, levels=levels, capacity=capacity,
                          analysis=args.analysis,
                          partnership_levels=[] if args.no_partnership or not capacity else PARTNERSHIP_LEVELS)

@@ -38,7 +38,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from agent.levels import LEVELS, choose_card, level_info
 from agent.load import Pool
-from agent.partnership_turn import answer_partnership
+from agent.partnership_turn import answer_partnership_turn
 from tressette import InvalidStateError, card_name, parse_state
 
 log = logging.getLogger("treset.agent.service")
@@ -382,10 +382,11 @@ class BotService:
                 del self._in_flight[key]
 
     async def _answer_partnership(self, ws: ClientConnection, turn: BotTurn) -> None:
-        """Answer a four-player turn with the rule-based player (in a decision thread: it is quick)."""
+        """Answer a four-player turn at its level, within its budget shrunk under load as two-player turns'."""
         loop = asyncio.get_running_loop()
         try:
-            fields = await loop.run_in_executor(self._executor, answer_partnership, turn["state"])
+            fields = await loop.run_in_executor(self._executor, answer_partnership_turn, turn, self.pool,
+                                                time.perf_counter())
         except (InvalidStateError, KeyError, ValueError) as exc:
             log.error("cannot answer turn %s at %s: %s", turn.get("turn"), turn.get("table_id"), exc)
             return

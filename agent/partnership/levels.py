@@ -72,10 +72,16 @@ LEVELS: dict[str, PartnershipLevel] = {
 }
 """The four-player levels, weakest first."""
 
+ANNOUNCED_FIRST = "rules"
+"""The level announced first: the server fills an ``opponent: "bot"`` table with the first level a bot
+serves (docs/protocol-four.md), and a newcomer's default opponent should be the honest rule player."""
+
 PARTNERSHIP_LEVELS: list[dict[str, Any]] = [
-    {"name": lv.name, "time_ms": lv.time_ms, "rating": lv.rating} for lv in LEVELS.values()
+    {"name": lv.name, "time_ms": lv.time_ms, "rating": lv.rating}
+    for lv in sorted(LEVELS.values(), key=lambda lv: lv.name != ANNOUNCED_FIRST)
 ]
-"""The four-player levels announced in ``bot_hello`` (docs/protocol-four.md, "Bots"), weakest first."""
+"""The four-player levels announced in ``bot_hello`` (docs/protocol-four.md, "Bots"): :data:`ANNOUNCED_FIRST`
+first (the server's default), then the others weakest first; each ``rating`` tells their order."""
 
 
 def _slip_move(view: PartnershipView, rng: random.Random) -> PartnershipMove:
