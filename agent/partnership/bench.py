@@ -9,7 +9,9 @@ caches still may):
 - ``last5``: the last five tricks of seeded deals played at random to their sixth trick;
 - ``depths``: the every-card solve at each number of tricks left, to show where the time goes;
 - ``analysis``: the post-game analysis of whole deals (40 cards played at random,
-  :mod:`agent.partnership.analysis`): every position, each card's exact value, one table a deal.
+  :mod:`agent.partnership.analysis`): every position, each card's exact value, one table a deal;
+- ``per_world`` and ``master``: the search's figures (:mod:`agent.partnership.bench_pimc`; ``--pimc 0``
+  leaves them out).
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def deal_analysis(seeds: list[int], bits: int = 20) -> dict[str, float]:
     return {"s_median": statistics.median(times), "s_max": max(times), "deals": len(times)}
 
 
-def run(deals: int = 20, endings: int = 100, analyses: int = 3, bits: int = 20) -> dict[str, Any]:
+def run(deals: int = 20, endings: int = 100, analyses: int = 3, bits: int = 20, pimc: int = 6) -> dict[str, Any]:
     """Measure everything (see the module); return the figures."""
     solver = DoubleDummySolver(bits)
     solver.solve(OpenPosition.from_deal(dealt(0, 3)))  # load (or compile) the kernel outside the timings
@@ -94,6 +96,11 @@ def run(deals: int = 20, endings: int = 100, analyses: int = 3, bits: int = 20) 
     out["depths"] = depths
     if analyses:
         out["analysis"] = deal_analysis([3000 + seed for seed in range(analyses)], bits)
+    if pimc:
+        from agent.partnership.bench_pimc import master, per_world
+
+        out["per_world"] = per_world(deals=max(1, pimc // 2))
+        out["master"] = master(pimc)
     return out
 
 
@@ -110,10 +117,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--endings", type=int, default=100, help="last-five-trick positions to solve")
     parser.add_argument("--analyses", type=int, default=3, help="whole deals to solve every position of (0: none)")
     parser.add_argument("--bits", type=int, default=20, help="transposition table of 2**BITS rows")
+    parser.add_argument("--pimc", type=int, default=6, help="positions of the master's timed search (0: no search figures)")
     args = parser.parse_args(argv)
-    if min(args.deals, args.endings) < 1 or args.analyses < 0 or not 10 <= args.bits <= 26:
-        parser.error("--deals and --endings must be positive, --analyses at least 0, --bits between 10 and 26")
-    r = run(args.deals, args.endings, args.analyses, args.bits)
+    if min(args.deals, args.endings) < 1 or min(args.analyses, args.pimc) < 0 or not 10 <= args.bits <= 26:
+        parser.error("--deals and --endings must be positive, --analyses and --pimc at least 0, --bits between 10 "
+                     "and 26")
+    r = run(args.deals, args.endings, args.analyses, args.bits, args.pimc)
     if args.json:
         print(json.dumps(r))
         return 0
@@ -129,4 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         a = r["analysis"]
         print(f"post-game analysis of a deal (every position, every card): median {a['s_median']:.2f} s, "
               f"max {a['s_max']:.2f} s ({a['deals']:.0f} deals)")
+    if "master" in r:
+        from agent.partnership.bench_pimc import lines
+
+        print("\n".join(lines(r)))
     return 0

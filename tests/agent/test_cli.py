@@ -92,9 +92,14 @@ def test_the_mcts_rate_is_measured_when_no_iteration_fits_in_time() -> None:
 
 def test_bench_partnership_json_prints_every_figure() -> None:
     """``bench partnership --json``: the four-player solver's times, median at most the maximum; bad options exit 2."""
-    run = _agent("bench", "partnership", "--json", "--deals", "1", "--endings", "3", "--analyses", "0", "--bits", "16")
+    run = _agent("bench", "partnership", "--json", "--deals", "1", "--endings", "3", "--analyses", "0", "--bits", "16",
+                 "--pimc", "1")
     assert run.returncode == 0, run.stderr
     r = json.loads(run.stdout)
+    m = r["master"]
+    assert m["positions"] == 1 and m["worlds_min"] >= 4 and m["move_ms_median"] >= m["budget_ms"] == 1000
+    assert sorted(r["per_world"]) == [str(n) for n in range(9)]
+    assert all(0 < f["leaves_ms_mean"] <= f["leaves_ms_max"] for f in r["per_world"].values())
     for key in ("full_best", "full_all", "last5_best", "last5_all"):
         assert 0 < r[key]["ms_median"] <= r[key]["ms_max"] and r[key]["nodes_median"] > 0, key
     assert r["last5_all"]["positions"] == 3 and sorted(r["depths"]) == [str(n) for n in range(2, 10)]
