@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from lab.partnership_arena import deck_of, main, play_pair, summary
 
@@ -29,3 +30,28 @@ def test_summary_and_saved_run(tmp_path: Path) -> None:
     margin = sum((g["score"][g["pimc_side"]] - g["score"][1 - g["pimc_side"]]) for g in saved["games"]) / 2
     assert abs(again["margin"] - margin) < 1e-9
     assert abs(saved["summary"]["margin"] - margin) < 1e-9
+
+
+def test_deals_chain_into_matches_to_31() -> None:
+    """Each side's series is cut into matches: 8-3 four times wins one to 31 (32-12); an unfinished one is left out."""
+    from lab.partnership_arena import matches
+
+    games: list[dict[str, Any]] = [{"pair": p, "pimc_side": s, "score": [8, 3] if s == 0 else [3, 8]}
+                                   for p in range(5) for s in (0, 1)]
+    m = matches(games)
+    assert m["matches_won"] == 2 and m["matches_lost"] == 0  # one per series; the fifth deals start new ones
+    lost = [{**g, "score": g["score"][::-1]} for g in games]
+    assert matches(lost)["matches_lost"] == 2
+
+
+def test_named_players_and_a_mixed_pair_play_a_pair() -> None:
+    """``--a``/``--b`` specs: a mixed pair against random; a bad spec is refused before any game."""
+    import pytest
+
+    from lab.partnership_players import player
+
+    games = play_pair((3, 2, 0, True, "rules+level:normal,w2", "random"))
+    assert [g.pimc_side for g in games] == [0, 1] and all(sum(g.thirds) == 35 for g in games)
+    for bad in ("grandmaster", "level:master,fast", "rules+rules+rules"):
+        with pytest.raises(ValueError):
+            player(bad, 0)
