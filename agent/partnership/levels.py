@@ -106,9 +106,6 @@ def choose_level_move(view: PartnershipView, level: str, rng: random.Random, *, 
     if lv.worlds == 0:
         return choose_partnership_move(view)
     budget = lv.time_ms if time_cap_ms is None else max(10, min(lv.time_ms, time_cap_ms))
-    ev = evaluator or SEARCH
-    if lv.worlds is None:
-        return pimc_search(view, rng, worlds=MAX_WORLDS, time_ms=budget, world_evaluator=ev, read=signals,
-                           signals=signals).move
-    return pimc_search(view, rng, worlds=lv.worlds, world_evaluator=ev, read=signals, signals=signals).move
-
+    # The worlds cap makes ``normal`` play alike on any machine; the time still bounds it under load.
+    return pimc_search(view, rng, worlds=MAX_WORLDS if lv.worlds is None else lv.worlds, time_ms=budget,
+                       world_evaluator=evaluator or SEARCH, read=signals, signals=signals).move
