@@ -8,7 +8,8 @@ a name and options after commas:
 - ``random``: a random legal card, declaring everything, giving no signal;
 - ``level:NAME``: a four-player level (:mod:`agent.partnership.levels`); options ``msN`` (its
   per-move time capped at N ms), ``wN`` (a searching level at exactly N worlds instead of its
-  time or count), ``roll`` (rule-player rollouts instead of the level's world evaluator),
+  time or count), ``roll`` (rule-player rollouts instead of the level's world evaluator: what the
+  solver at the leaves was measured against),
   ``nosig`` (gives no signal and reads none);
 - ``pimcN``: PIMC with rollouts over exactly N worlds (the first arena runs); ``blind``: reading
   no signal or declaration;
@@ -76,11 +77,14 @@ def _one(spec: str) -> Player:
                                              read=False, signals=False).move
     if name.startswith("level:") and name[6:] in LEVELS:
         level = name[6:]
-        if worlds is not None and LEVELS[level].worlds != 0:
-            n = worlds
-            return lambda view, rng: pimc_search(view, rng, worlds=n, world_evaluator=ev, read=not nosig,
-                                                 signals=not nosig).move
-        return lambda view, rng: choose_level_move(view, level, rng, time_cap_ms=ms, evaluator=ev, signals=not nosig)
+        lv = LEVELS[level]
+        if lv.worlds != 0 and (worlds is not None or roll):
+            # The level's search with another evaluator or world count: the lab's variants of it.
+            n = worlds or lv.worlds or MAX_WORLDS
+            cap = None if worlds is not None else min(lv.time_ms, ms or lv.time_ms)
+            return lambda view, rng: pimc_search(view, rng, worlds=n, time_ms=cap, world_evaluator=ev,
+                                                 read=not nosig, signals=not nosig).move
+        return lambda view, rng: choose_level_move(view, level, rng, time_cap_ms=ms, signals=not nosig)
     raise ValueError(f"unknown player {spec!r}")
 
 

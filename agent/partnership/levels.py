@@ -39,7 +39,9 @@ BEGINNER_SLIP = 0.4
 NORMAL_WORLDS = 8
 """The worlds ``normal`` searches for each card (a fixed count: the same play on any machine)."""
 SEARCH: WorldEvaluator = SolverLeaves()
-"""The world evaluator of the searching levels (the winner of the lab's comparison, see the module)."""
+"""The world evaluator of the searching levels: the solver at the leaves beat rule-player rollouts alone
+by +0.75 points a deal (95% CI 0.03-1.47; 60 duplicate pairs at 250 ms a card, lab/MEASUREMENTS.md
+"Session 24"), so rollouts alone are no longer a level's option (the lab keeps them for its baselines)."""
 MAX_WORLDS = 100_000
 """A timed search's cap on worlds: never reached in practice, the time ends it."""
 
@@ -93,12 +95,11 @@ def _slip_move(view: PartnershipView, rng: random.Random) -> PartnershipMove:
 
 
 def choose_level_move(view: PartnershipView, level: str, rng: random.Random, *, time_cap_ms: int | None = None,
-                      evaluator: WorldEvaluator | None = None, signals: bool = True) -> PartnershipMove:
+                      signals: bool = True) -> PartnershipMove:
     """Return the move the seat to move plays at ``level`` (within ``time_cap_ms`` if given).
 
-    ``evaluator`` overrides the searching levels' world evaluator and ``signals=False`` makes
-    them give no signal and read none (both for the lab).  Raises KeyError for an unknown
-    level, ValueError if the viewer is not to move.
+    ``signals=False`` makes the searching levels give no signal and read none (for the lab).
+    Raises KeyError for an unknown level, ValueError if the viewer is not to move.
     """
     lv = LEVELS[level]
     if lv.slip and rng.random() < lv.slip:
@@ -108,4 +109,4 @@ def choose_level_move(view: PartnershipView, level: str, rng: random.Random, *, 
     budget = lv.time_ms if time_cap_ms is None else max(10, min(lv.time_ms, time_cap_ms))
     # The worlds cap makes ``normal`` play alike on any machine; the time still bounds it under load.
     return pimc_search(view, rng, worlds=MAX_WORLDS if lv.worlds is None else lv.worlds, time_ms=budget,
-                       world_evaluator=evaluator or SEARCH, read=signals, signals=signals).move
+                       world_evaluator=SEARCH, read=signals, signals=signals).move
