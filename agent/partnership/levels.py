@@ -36,8 +36,10 @@ from tressette.partnership import PartnershipMove, PartnershipView
 
 BEGINNER_SLIP = 0.4
 """The share of the beginner's cards played at random (among the legal ones) instead of by the rules."""
-NORMAL_WORLDS = 8
-"""The worlds ``normal`` searches for each card (a fixed count: the same play on any machine)."""
+NORMAL_WORLDS = 2
+"""The worlds ``normal`` searches for each card (a fixed count: the same play on any machine).  Two, not
+more: with 8 it was already as strong as ``master`` at 200 ms (lab/MEASUREMENTS.md "Session 24"), so the
+ladder would have had no step between them."""
 SEARCH: WorldEvaluator = SolverLeaves()
 """The world evaluator of the searching levels: the solver at the leaves beat rule-player rollouts alone
 by +0.75 points a deal (95% CI 0.03-1.47; 60 duplicate pairs at 250 ms a card, lab/MEASUREMENTS.md
@@ -66,13 +68,17 @@ LEVELS: dict[str, PartnershipLevel] = {
     lv.name: lv
     for lv in (
         PartnershipLevel("beginner", 100, "the rule player, with a random card one time in 2.5",
-                         slip=BEGINNER_SLIP),
-        PartnershipLevel("rules", 100, "the rule player: takes, loads its partner's tricks, throws cheap"),
-        PartnershipLevel("normal", 300, f"searches {NORMAL_WORLDS} sampled deals a card", worlds=NORMAL_WORLDS),
-        PartnershipLevel("master", 1000, "searches sampled deals for 1 s a card", worlds=None),
+                         slip=BEGINNER_SLIP, rating=1460),
+        PartnershipLevel("rules", 100, "the rule player: takes, loads its partner's tricks, throws cheap",
+                         rating=1500),
+        PartnershipLevel("normal", 200, f"searches {NORMAL_WORLDS} sampled deals a card", worlds=NORMAL_WORLDS,
+                         rating=1600),
+        PartnershipLevel("master", 1000, "searches sampled deals for 1 s a card", worlds=None, rating=1670),
     )
 }
-"""The four-player levels, weakest first."""
+"""The four-player levels, weakest first.  Ratings: ``python -m lab.partnership_ladder`` on the Session 24 runs
+(lab/MEASUREMENTS.md), the rule player anchored at 1500; 95% intervals beginner 1438-1485, normal 1554-1653,
+master 1553-1790 (20 deals at 1 s; the same search at 200 ms: 1673, 1619-1726)."""
 
 ANNOUNCED_FIRST = "rules"
 """The level announced first: the server fills an ``opponent: "bot"`` table with the first level a bot
