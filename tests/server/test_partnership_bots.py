@@ -1,8 +1,8 @@
 """Four-player tables with bots through the real server, the real agent process and PostgreSQL.
 
-One person and three bots play a whole match: the agent answers every four-player seat with the
-rule-based player it announces (``partnership_levels``: "rules"), the deals are stored as linked
-games, the match moves the four ratings once. A person who leaves a running match is replaced by a
+One person and three bots play a whole match: the agent answers every four-player seat at the level the
+turn names (``partnership_levels``: "rules" first, the default; the searching levels play a deal), the
+deals are stored as linked games, the match moves the four ratings once. A person who leaves a running match is replaced by a
 bot (``bot_took_seat``), takes a rated loss at once, and the match rates no one else.
 """
 
@@ -168,3 +168,17 @@ def test_a_leaver_is_replaced_by_a_bot_and_alone_loses_rating(served: LiveServer
         assert partner_row is not None and partner_row.rating == 1500  # no one else's rating moved
         assert partner_row.games == len(ends)
     engine.dispose()
+
+
+def test_the_searching_levels_play_a_deal_through_the_server(served: LiveServer) -> None:
+    """The agent's four-player levels announced in ``bot_hello`` each take a seat and play a whole deal at their
+    level (the turn's ``level`` reaches the search): ``master``, ``normal`` and ``beginner`` beside a person."""
+    token, _ = guest_token(served.url)
+    person = Client(served.ws_url, token)
+    person.send({"type": "create_table", "game": "partnership", "target": 0, "declarations": True,
+                 "bots": [None, "master", "normal", "beginner"]})
+    first = seen_or_wait(person, lambda m: is_table(m) and m["table"]["status"] == "playing")
+    assert [p["level"] for p in first["table"]["players"]] == [None, "master", "normal", "beginner"]
+    end = play_four([person], first["table"]["id"], timeout=120)
+    result = end["table"]["result"]
+    assert sum(result["points"]) == 11 and len(result["hands"]) == 4
