@@ -1,17 +1,18 @@
 """Perfect-information Monte Carlo (PIMC) for the four-player game: choose by averaging sampled worlds.
 
-For the seat to move, :func:`choose_pimc_move` draws ``worlds`` deals of the hidden hands
-consistent with its view (:mod:`agent.partnership.sampling`), values every legal card in
-every world with a pluggable evaluator, and plays the card with the best mean.  The same
-worlds serve every card (common random numbers), so the comparison between cards is not
-blurred by the luck of the draw.
+For the seat to move, :func:`choose_pimc_move` draws deals of the hidden hands consistent
+with its view (:mod:`agent.partnership.sampling`): ``worlds`` of them, or with ``time_ms`` as
+many as the time allows (at least :data:`MIN_WORLDS`); values every legal card in every world
+and plays the card with the best mean.  The same worlds serve every card (common random
+numbers), so the comparison between cards is not blurred by the luck of the draw.
 
-The evaluator, ``evaluate(deal, move) -> float``, receives the full-information deal of one
-world at the current position (:func:`agent.partnership.sampling.world_deal`) and the move to
-value; it returns the mover's partnership's final deal points **in thirds** (card thirds,
-the last trick's included, plus 3 for each declared whole point).  A double-dummy solver
-plugs in here; until then :func:`rollout_value` plays the world out with the rule-based
-player (:func:`agent.partnership_player.choose_partnership_move`) in every seat.
+A world is valued by a world evaluator (:mod:`agent.partnership.leaves`: every candidate at
+once; the levels use the double-dummy solver at the leaves) or by a one-move evaluator,
+``evaluate(deal, move) -> float``: given the full-information deal of one world at the current
+position (:func:`agent.partnership.sampling.world_deal`) and a move, the mover's partnership's
+final deal points **in thirds** (card thirds, the last trick's included, plus 3 for each
+declared whole point).  The default is :func:`rollout_value`: the world played out by the
+rule-based player (:func:`agent.partnership_player.choose_partnership_move`) in every seat.
 
 Declarations and signals: the chooser declares everything it holds (declared points only
 add) and gives the rule player's signals (*volo* with its last card of a suit, *striscio*
