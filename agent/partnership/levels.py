@@ -80,16 +80,11 @@ LEVELS: dict[str, PartnershipLevel] = {
 (lab/MEASUREMENTS.md), the rule player anchored at 1500; 95% intervals beginner 1438-1485, normal 1556-1653,
 master 1562-1758 (60 deals at 1 s; the same search at 200 ms: 1673, 1619-1726)."""
 
-ANNOUNCED_FIRST = "rules"
-"""The level announced first: the server fills an ``opponent: "bot"`` table with the first level a bot
-serves (docs/protocol-four.md), and a newcomer's default opponent should be the honest rule player."""
-
 PARTNERSHIP_LEVELS: list[dict[str, Any]] = [
-    {"name": lv.name, "time_ms": lv.time_ms, "rating": lv.rating}
-    for lv in sorted(LEVELS.values(), key=lambda lv: lv.name != ANNOUNCED_FIRST)
+    {"name": lv.name, "time_ms": lv.time_ms, "rating": lv.rating} for lv in LEVELS.values()
 ]
-"""The four-player levels announced in ``bot_hello`` (docs/protocol-four.md, "Bots"): :data:`ANNOUNCED_FIRST`
-first (the server's default), then the others weakest first; each ``rating`` tells their order."""
+"""The four-player levels announced in ``bot_hello`` (docs/protocol-four.md, "Bots"), weakest first, as the lobby
+lists them (the server's default opponent is ``rules`` whatever the order)."""
 
 
 def _slip_move(view: PartnershipView, rng: random.Random) -> PartnershipMove:

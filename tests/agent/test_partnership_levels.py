@@ -7,17 +7,17 @@ import random
 import pytest
 
 from agent.load import Pool
-from agent.partnership.levels import ANNOUNCED_FIRST, LEVELS, PARTNERSHIP_LEVELS, choose_level_move
+from agent.partnership.levels import LEVELS, PARTNERSHIP_LEVELS, choose_level_move
 from agent.partnership_turn import answer_partnership, answer_partnership_turn, level_time_ms
 from tressette import card_name
 from tressette.partnership import PartnershipDeal, PartnershipOptions, view_of_partnership
 
 
 def test_the_level_list_is_well_formed() -> None:
-    """Names unique, ``rules`` kept and announced first, ``master`` 1 s of search, ratings rising with strength."""
+    """Names unique, ``rules`` kept, announced weakest first, ``master`` 1 s of search, ratings rising."""
     names = [lv["name"] for lv in PARTNERSHIP_LEVELS]
     assert sorted(names) == sorted(LEVELS) and len(set(names)) == len(names)
-    assert names[0] == ANNOUNCED_FIRST == "rules"
+    assert names == list(LEVELS) and "rules" in names
     assert list(LEVELS)[0] == "beginner" and list(LEVELS)[-1] == "master"
     assert LEVELS["master"].time_ms == 1000 and LEVELS["master"].worlds is None
     for lv in PARTNERSHIP_LEVELS:

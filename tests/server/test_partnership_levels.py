@@ -52,7 +52,8 @@ def test_the_lobby_lists_the_four_player_levels_served_with_their_ratings(
 def test_a_chosen_level_reaches_the_seat_and_its_bot_turns(pg_url: str,
                                                           start_server: Callable[..., LiveServer]) -> None:
     """``seat_bot`` at "master" and "beginner" seats bots of those levels; a level nobody announced is refused;
-    the table's first bot turn names its seat's level. ``create_table`` with ``bot_level`` fills seats 1-3 at it."""
+    the table's first bot turn names its seat's level. ``create_table`` with ``bot_level`` fills seats 1-3 at it,
+    without one at ``rules``."""
     server = start_server(pg_url, TRESET_BOT_TOKEN=BOT_TOKEN)
     bot = _bot(server)
     person = Client(server.ws_url, guest_token(server.url)[0])
@@ -76,5 +77,10 @@ def test_a_chosen_level_reaches_the_seat_and_its_bot_turns(pg_url: str,
     other.send({"type": "create_table", "game": "partnership", "target": 0, "opponent": "bot", "bot_level": "master"})
     table = other.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")["table"]
     assert [p["level"] for p in table["players"]] == [None, "master", "master", "master"]
-    for client in (other, person, bot):
+    # No level named: "rules", though the bot announced "beginner" first.
+    third = Client(server.ws_url, guest_token(server.url)[0])
+    third.send({"type": "create_table", "game": "partnership", "target": 0, "opponent": "bot"})
+    table = third.wait_for(lambda m: is_table(m) and m["table"]["status"] == "playing")["table"]
+    assert [p["level"] for p in table["players"]] == [None, "rules", "rules", "rules"]
+    for client in (third, other, person, bot):
         client.close()

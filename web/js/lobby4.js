@@ -11,6 +11,12 @@ export function levels4() {
   return live.partnershipLevels?.length ? live.partnershipLevels : ["rules"];
 }
 
+/** Return the level a list starts on: the rule-based one (the server's default, a newcomer's match), else the
+ * weakest offered. */
+function firstChoice4() {
+  return levels4().includes("rules") ? "rules" : levels4()[0];
+}
+
 /** Return a four-player level's name: its own word ("rule-based"), else the two-player ladder's ("master"), else
  * the name as the bot announced it. */
 export function levelName4(level) {
@@ -42,14 +48,14 @@ function nearestLevel4(rating) {
 }
 
 /** Return the bot level to offer a seeker for four whose rating is ``rating``: the nearest rated one served, else
- * the weakest. */
+ * the rule-based one. */
 export function offeredLevel4(rating) {
-  return nearestLevel4(rating) ?? levels4()[0];
+  return nearestLevel4(rating) ?? firstChoice4();
 }
 
 /** Return a select of the four-player levels (labelled with their ratings); the choice is kept in ``form[key]``. */
 export function levelSelect4(id, form, key, onchange = () => {}) {
-  const chosen = levels4().includes(form[key]) ? form[key] : levels4()[0];
+  const chosen = levels4().includes(form[key]) ? form[key] : firstChoice4();
   return h("select", { id, "aria-label": t("level"), onchange: (e) => { form[key] = e.target.value; onchange(); } },
     levels4().map((lv) => h("option", { value: lv, selected: lv === chosen }, levelLabel4(lv))));
 }
@@ -145,7 +151,7 @@ export function partnershipFields(form) {
 export function formMessage4(form) {
   const opponent = form.opponent4 ?? "anyone";
   return createTable4({ target: Number(form.target4 ?? 31), declarations: form.declarations4 ?? null,
-    signals: form.signals4 ?? true, opponent, level: levels4().includes(form.level4) ? form.level4 : levels4()[0] });
+    signals: form.signals4 ?? true, opponent, level: levels4().includes(form.level4) ? form.level4 : firstChoice4() });
 }
 
 /** Return the lobby list's row of a four-player table: its format and options, the two sides, a button per free seat. */

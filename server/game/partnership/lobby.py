@@ -13,7 +13,7 @@ from typing import Any
 
 from server.game.connection import Connection
 from server.game.partnership.room import FourRoom
-from server.game.partnership.table import FourTable
+from server.game.partnership.table import FourTable, default_level
 from server.game.rooms import Rooms
 from server.game.tables import Seat
 from server.protocol import JoinTable, error
@@ -51,8 +51,7 @@ class FourLobby:
         if msg.bots is not None:
             return list(msg.bots)
         if msg.opponent == "bot":
-            served = self.rooms.pool.partnership_served()
-            level = msg.bot_level or (served[0] if served else "rules")
+            level = msg.bot_level or default_level(self.rooms.pool.partnership_served())
             return [None, level, level, level]
         return [None] * N_SEATS
 

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from server.game.connection import Connection
-from server.game.partnership.table import VARIANT_KEY, FourTable
+from server.game.partnership.table import VARIANT_KEY, FourTable, default_level
 from server.game.playing import BOT_ANSWER_S, BOT_RETRY_S, NEXT_DEAL_WAIT_S
 from server.game.records import GameEnd, Leave, MatchDeal, MatchEnd, NewGame
 from server.game.replies import NOTICE_BOTS_BUSY, NOTICE_NO_BOT, not_seated
@@ -266,12 +266,11 @@ class PartnershipPlaying(RoomCore[FourTable]):
         return Seat.bot(player.user_id, player.username)
 
     def substitute_level(self) -> str:
-        """Return the level of the bot that takes a leaver's seat: the table's, else the first one served."""
+        """Return the level of the bot that takes a leaver's seat: the table's, else :func:`default_level`."""
         table = self.table
         if table.bot_level:
             return table.bot_level
-        served = self.rooms.pool.partnership_served()
-        return served[0] if served else "rules"
+        return default_level(self.rooms.pool.partnership_served())
 
     async def dispatch_bot(self) -> None:
         """If a bot is to move, give the turn to a bot of its level with room (or note that it waits)."""

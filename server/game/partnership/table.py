@@ -28,6 +28,13 @@ GAME = "partnership"
 """The ``game`` of a four-player table (the two-player tables' messages carry none)."""
 VARIANT_KEY = "partnership"
 """The ``variant`` of a four-player deal's rows and of its totals and ratings."""
+DEFAULT_LEVEL = "rules"
+"""The four-player bot level a table gets when none is asked: the honest rule player, a newcomer's opponent."""
+
+
+def default_level(served: list[str]) -> str:
+    """Return the level of bots filling seats when none is named: :data:`DEFAULT_LEVEL` if served, else the first served."""
+    return DEFAULT_LEVEL if DEFAULT_LEVEL in served or not served else served[0]
 
 
 @dataclass(slots=True)
