@@ -116,7 +116,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seconds", type=float, default=120.0, help="how long new deals are started")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    budget = args.budget_ms or next(float(str(lv["time_ms"])) for lv in PARTNERSHIP_LEVELS if lv["name"] == args.level)
+    budget = args.budget_ms or next(float(lv["time_ms"]) for lv in PARTNERSHIP_LEVELS if lv["name"] == args.level)
     figures = asyncio.run(run(args.url.rstrip("/"), args.tables, args.level, args.think, args.seconds, args.seed,
                               budget))
     print(json.dumps(figures), flush=True)
