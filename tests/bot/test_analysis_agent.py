@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, func, select
@@ -16,6 +17,17 @@ from tests.conftest import LiveServer
 from tests.forkserver import ForkedProcess
 from tests.server.client import Client, guest_token, is_table, my_turn, open_pair, play_until_over
 
+
+def analysis_when_done(server: LiveServer, game_id: int, headers: dict[str, str], seconds: float) -> dict[str, Any]:
+    """Return the game's analysis once the agent has answered, asking every second; while it waits the answer is
+    202 with one analysis bot connected."""
+    end = time.time() + seconds
+    while True:
+        r = local_http.get(f"{server.url}/api/games/{game_id}/analysis", headers=headers, timeout=10)
+        if r.status_code == 200 or time.time() >= end:
+            return dict(r.json())
+        assert r.status_code == 202 and r.json()["bots"] == 1
+        time.sleep(1)
 
 @pytest.mark.slow
 def test_agent_analyses_a_game_while_it_plays(pg_url: str, start_server: Callable[..., LiveServer],
@@ -57,14 +69,7 @@ def test_agent_analyses_a_game_while_it_plays(pg_url: str, start_server: Callabl
     answers.sort()
     print(f"bot answers while analysing: median {answers[len(answers) // 2]:.3f} s, max {answers[-1]:.3f} s")
 
-    end = time.time() + 240
-    while time.time() < end:
-        r = local_http.get(f"{server.url}/api/games/{game_id}/analysis", headers=headers, timeout=10)
-        if r.status_code == 200:
-            break
-        assert r.status_code == 202 and r.json()["bots"] == 1
-        time.sleep(1)
-    body = r.json()
+    body = analysis_when_done(server, game_id, headers, 240)
     assert body["status"] == "done", body
     assert body["version"].startswith("analysis-") and len(body["moves"]) == 40
     assert {p["seat"] for p in body["players"]} == {0, 1}

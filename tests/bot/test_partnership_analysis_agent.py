@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
@@ -11,7 +10,7 @@ from sqlalchemy import select
 from agent.partnership.analysis import analyse
 from server.store.analyses import game_record
 from server.store.models import Analysis, Game, Move, MoveAnalysis
-from tests import local_http
+from tests.bot.test_analysis_agent import analysis_when_done
 from tests.bot.test_bot_games import BOT_TOKEN, start_agent  # noqa: F401 - a fixture
 from tests.conftest import LiveServer
 from tests.forkserver import ForkedProcess
@@ -35,14 +34,7 @@ def test_agent_analyses_a_four_player_deal(pg_url: str, start_server: Callable[.
         record = game_record(game, list(s.scalars(select(Move).where(Move.game_id == game_id)
                                                  .order_by(Move.move_number))))
     headers = {"Authorization": f"Bearer {clients[0].token}"}
-    end = time.time() + 180
-    while time.time() < end:
-        r = local_http.get(f"{server.url}/api/games/{game_id}/analysis", headers=headers, timeout=10)
-        if r.status_code == 200:
-            break
-        assert r.status_code == 202 and r.json()["bots"] == 1
-        time.sleep(1)
-    body = r.json()
+    body = analysis_when_done(server, game_id, headers, 180)
     assert body["status"] == "done" and body["game"] == "partnership", body
     assert body["version"].startswith("analysis-") and len(body["moves"]) == 40
     # The agent's values are the solver's (the analysis run here, from the stored record).

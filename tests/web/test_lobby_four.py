@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, Route, expect
 from tests.conftest import LiveServer
 from tests.server.client import Client, guest_token
 from tests.web.conftest import DESKTOP, PHONE, SHOTS
+from tests.web.test_four_live import RECORD
 
 pytestmark = pytest.mark.browser
 BOT_TOKEN = "lobby-four-bot-token-0123456789"
@@ -28,14 +29,6 @@ LABELS = {"en": ["beginner · ≈1180", "rule-based · unrated", "master · ≈1
 STAR = "★ "  # before the level nearest the player's rating (1500 for a newcomer: master, ≈1720, of this ladder)
 WAIT_MS = 15_000
 
-# Keeps a copy of every message the page sends, and sends it on (the real server answers).
-RECORD = """async () => {
-  const { live } = await import("/js/live.js");
-  window.__sent = [];
-  const socket = live.socket;
-  const pass = socket.send.bind(socket);
-  socket.send = (msg) => { window.__sent.push(msg); pass(msg); };
-}"""
 # The levels of a table's seats as the page holds the table the server sent.
 LEVELS = """async (id) => {
   const { live } = await import("/js/live.js");
