@@ -129,6 +129,9 @@ def test_pages_in_italian_and_croatian(browser: Browser, pg_url: str,
     # The lobby and the rules panel, with the cards' corner letters and names of each language.
     page.goto(f"{server.url}/#/lobby")
     expect(page.locator("#play-person")).to_be_visible()
+    # Every table of yours is named, even one the page knows only from `welcome` (its finished first deal).
+    names = page.locator("[data-own] td:first-child").all_inner_texts()
+    assert names and all(n.strip() for n in names), f"a table of yours without a name: {names}"
     _in_both(page, "lobby")
 
     def letters(lang: str) -> None:

@@ -56,7 +56,7 @@ export default {
     yourLevel: "tvoja razina", suggestedNote: "★ tvoja razina: računalo s rejtingom najbližim tvojem.",
     seekReplaced: "Protivnika tražiš u drugoj kartici.", opponentFound: "Protivnik je pronađen!",
     err_not_seeking: "Ne tražiš protivnika.",
-    openTables: "Otvoreni stolovi", yourTables: "Tvoji stolovi", backToTable: "Natrag za stol", nobodyPlaying: "Nema igara u tijeku.",
+    openTables: "Otvoreni stolovi", yourTables: "Tvoji stolovi", tableOfYours: "Tvoj stol", backToTable: "Natrag za stol", nobodyPlaying: "Nema igara u tijeku.",
     moreOptions: "Više mogućnosti", registerGuest: "Registriraj se i zadrži svoje igre i rejting",
     registerKeep: "Registriraj se", registered: "Dobro došao, {name}: igre i rejting ostaju tvoji.",
     signedOut: "Odjavljen si.", noSuchGame: "Nema igre s tim brojem.",

@@ -55,7 +55,7 @@ export default {
     yourLevel: "il tuo livello", suggestedNote: "★ il tuo livello: il computer con la valutazione più vicina alla tua.",
     seekReplaced: "Stai cercando un avversario in un'altra scheda.", opponentFound: "Avversario trovato!",
     err_not_seeking: "Non stai cercando un avversario.",
-    openTables: "Tavoli aperti", yourTables: "I tuoi tavoli", backToTable: "Torna al tavolo", nobodyPlaying: "Nessuna partita in corso.",
+    openTables: "Tavoli aperti", yourTables: "I tuoi tavoli", tableOfYours: "Un tuo tavolo", backToTable: "Torna al tavolo", nobodyPlaying: "Nessuna partita in corso.",
     moreOptions: "Altre opzioni", registerGuest: "Registrati per tenere le tue partite e la tua valutazione",
     registerKeep: "Registrati", registered: "Benvenuto, {name}: le tue partite e la tua valutazione restano tue.",
     signedOut: "Sei uscito.", noSuchGame: "Non c'è nessuna smazzata con quel numero.",

@@ -189,10 +189,11 @@ function ownRow({ id, status, listed, shown }) {
   const players = listed?.players ?? shown?.players?.map((p) => p?.username ?? null);
   const four = (listed?.game ?? shown?.game) === "partnership";
   const name = four ? t("partnershipGame") : t(variant);
-  const game = variant ? (target ? `${name} · ${t(`format_${target}`)}` : name) : "";
+  // A table known only from `welcome` (a finished deal seen before this page loaded): its name, not a blank.
+  const game = variant ? (target ? `${name} · ${t(`format_${target}`)}` : name) : t("tableOfYours");
   const running = status === "playing";
   return h("tr", { "data-own": id, "data-status": status },
-    h("td", {}, game), h("td", {}, players ? players.map((p) => p ?? "—").join(" · ") : ""), h("td", {}, t(status)),
+    h("td", {}, game), h("td", {}, players ? players.map((p) => p ?? "—").join(" · ") : "—"), h("td", {}, t(status)),
     h("td", {}, h("button", { class: running ? "" : "ghost", onclick: () => goTo(id), "data-back": id }, t("backToTable"))));
 }
 
