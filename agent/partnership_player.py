@@ -66,7 +66,9 @@ def _follow(view: PartnershipView, legal: list[Card]) -> Card:
     return min(legal, key=_weakest_first)
 
 
-def _signal(view: PartnershipView, card: Card) -> Signal | None:
+def rule_signal(view: PartnershipView, card: Card) -> Signal | None:
+    """Return the signal given with ``card``: *volo* when it is the last of its suit, *striscio* keeping two
+    or more, else none (never *busso*); every searching level gives the same."""
     allowed = view.allowed_signals(card)
     left = sum(1 for c in view.hand if c != card and suit_of(c) == suit_of(card))
     if Signal.VOLO in allowed:
@@ -85,4 +87,4 @@ def choose_partnership_move(view: PartnershipView) -> PartnershipMove:
     if not legal:
         raise ValueError("the viewer is not the seat to move")
     card = _follow(view, legal) if view.table else _lead(view, legal)
-    return PartnershipMove(card, view.declarable(), _signal(view, card))
+    return PartnershipMove(card, view.declarable(), rule_signal(view, card))

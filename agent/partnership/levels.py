@@ -31,7 +31,7 @@ from typing import Any
 
 from agent.partnership.leaves import SolverLeaves, WorldEvaluator
 from agent.partnership.pimc import pimc_search
-from agent.partnership_player import choose_partnership_move
+from agent.partnership_player import choose_partnership_move, rule_signal
 from tressette.partnership import PartnershipMove, PartnershipView
 
 BEGINNER_SLIP = 0.4
@@ -89,10 +89,8 @@ lists them (the server's default opponent is ``rules`` whatever the order)."""
 
 def _slip_move(view: PartnershipView, rng: random.Random) -> PartnershipMove:
     """Return a random legal card, declaring everything held, with the rule player's true signal."""
-    from agent.partnership.pimc import default_signal
-
     card = rng.choice(view.legal_moves())
-    return PartnershipMove(card, view.declarable(), default_signal(view, card))
+    return PartnershipMove(card, view.declarable(), rule_signal(view, card))
 
 
 def choose_level_move(view: PartnershipView, level: str, rng: random.Random, *, time_cap_ms: int | None = None,

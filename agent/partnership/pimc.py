@@ -45,13 +45,12 @@ from agent.partnership.sampling import (
     sample_worlds,
     world_deal,
 )
-from agent.partnership_player import choose_partnership_move
-from tressette.cards import Card, suit_of
+from agent.partnership_player import choose_partnership_move, rule_signal
+from tressette.cards import Card
 from tressette.partnership import (
     PartnershipDeal,
     PartnershipMove,
     PartnershipView,
-    Signal,
     partnership_of,
     view_of_partnership,
 )
@@ -85,19 +84,8 @@ def rollout_value(deal: PartnershipDeal, move: PartnershipMove) -> float:
     return float(final_thirds(world, side))
 
 
-def default_signal(view: PartnershipView, card: Card) -> Signal | None:
-    """Return the signal given with ``card``: *volo* when it is the last of its suit, *striscio* keeping two."""
-    allowed = view.allowed_signals(card)
-    left = sum(1 for c in view.hand if c != card and suit_of(c) == suit_of(card))
-    if Signal.VOLO in allowed:
-        return Signal.VOLO
-    if Signal.STRISCIO in allowed and left >= 2:
-        return Signal.STRISCIO
-    return None
-
-
 def candidate_moves(view: PartnershipView, signals: bool = True) -> list[PartnershipMove]:
-    """Return one move per legal card (all declarations, the default signal), the rule player's card first.
+    """Return one move per legal card (all declarations, the rule player's signal), the rule player's card first.
 
     ``signals=False``: no signal with any card (to measure what giving them is worth).
 
@@ -108,7 +96,7 @@ def candidate_moves(view: PartnershipView, signals: bool = True) -> list[Partner
     preferred = choose_partnership_move(view).card
     order = [preferred, *(c for c in legal if c != preferred)]
     declared = view.declarable()
-    return [PartnershipMove(c, declared, default_signal(view, c) if signals else None) for c in order]
+    return [PartnershipMove(c, declared, rule_signal(view, c) if signals else None) for c in order]
 
 
 @dataclass(frozen=True, slots=True)
