@@ -19,7 +19,7 @@ from typing import Any
 
 from server.game.connection import Connection
 from server.game.records import GameEnd, MatchDeal, MatchEnd, NewGame, SavedGame, aborted
-from server.game.replies import NOTICE_BOTS_BUSY, NOTICE_NO_BOT, not_seated, refusal
+from server.game.replies import not_seated, refusal
 from server.game.room_common import RoomCore
 from server.game.rooms import TableLost, deal_of
 from server.game.tables import Table
@@ -27,7 +27,6 @@ from server.protocol import (
     BotTurn,
     Play,
     error,
-    out,
     table_message,
 )
 from server.store.movelog import move_fields
@@ -46,8 +45,6 @@ from tressette import (
 
 log = logging.getLogger("treset.hub")
 
-BOT_ANSWER_S = 15.0
-"""A bot turn unanswered this long is asked again (a message lost between processes); a bot thinks ≤ 5 s."""
 BOT_RETRY_S = 1.0
 """A bot's move the store could not take is asked for again after this long (the store may be back)."""
 NEXT_DEAL_WAIT_S = 120.0
@@ -296,37 +293,17 @@ class PlayingRoom(RoomCore[Table]):
 
     async def dispatch_bot(self) -> None:
         """If a bot is to move, give the turn to a bot with room (or note that it waits for one)."""
+        await self.ask_bot(self._bot_turn, four=False)
+
+    def _bot_turn(self, seat: int, turn: int, level: str, time_ms: int) -> BotTurn:
+        """Return the two-player ``bot_turn``: the seat's state, and in a match the totals before this deal."""
         table = self.table
-        deal = table.deal
-        if deal is None or table.status != "playing":
-            return
-        seat = deal.to_move
-        s = table.seats[seat]
-        if s is None or not s.is_bot:
-            return
-        turn = table.move_number
-        assert s.level is not None
-        bot, served = self.rooms.pool.assign(table.id, turn, s.level)
-        # No bot, no clock: a bot seat does not forfeit for want of a bot; the clock restarts with one.
-        if bot is None:
-            table.deadline = None
-        elif table.deadline is None:
-            table.deadline = time.time() + self.settings.move_timeout_s
-        notice = (None if bot else NOTICE_BOTS_BUSY if served else NOTICE_NO_BOT)
-        if notice != table.notice:
-            table.notice = notice
-            await self.broadcast({"kind": "notice"})
-        if bot is None:
-            return
-        table.bot_retry_at = time.time() + BOT_ANSWER_S
-        state = state_from_view(view_of(deal, seat))
+        assert table.deal is not None
+        state = state_from_view(view_of(table.deal, seat))
         if table.match is not None:  # the bot plays for the match: it knows the totals before this deal
             scores = table.match.scores
             state = replace(state, match=MatchScore(table.target, scores[seat], scores[1 - seat]))
-        remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
-        table.bot_asked = time.perf_counter()
-        await bot.send(out(BotTurn(table_id=table.id, turn=turn, level=s.level,
-                                   time_ms=min(remaining_ms // 2, 5000), state=state.to_dict())))
+        return BotTurn(table_id=table.id, turn=turn, level=level, time_ms=time_ms, state=state.to_dict())
 
     def take(self, game: SavedGame) -> None:
         """Replace the deal by the stored one (and start its clock afresh)."""

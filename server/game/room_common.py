@@ -1,8 +1,8 @@
 """What every room does alike, at two- and four-player tables: its core, a tab opening the table, chat, the clock's look.
 
 :class:`RoomCore` is the base of both rooms' deal parts (:class:`server.game.playing.PlayingRoom`,
-:class:`server.game.partnership.playing.PartnershipPlaying`): the table, what the rooms share, the lock
-and the fenced write. :class:`CommonRoom` is a base of :class:`server.game.room.Room` and of
+:class:`server.game.partnership.playing.PartnershipPlaying`): the table, what the rooms share, the lock,
+the fenced write and giving a bot seat's turn to a bot (each kind of room builds its own ``bot_turn``). :class:`CommonRoom` is a base of :class:`server.game.room.Room` and of
 :class:`server.game.partnership.room.FourRoom`: opening a table in a tab (sit again, take a seat over,
 or watch), seating again after a reconnect, table chat, the clock's cheap look at what may be due
 and moving the clocks on after a pause. The rest of each room, the deal and what leaving means,
@@ -14,21 +14,25 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from server.game.connection import Connection
 from server.game.partnership.table import FourTable
 from server.game.records import FenceRefused, GameStore
-from server.game.replies import no_table, not_seated
+from server.game.replies import NOTICE_BOTS_BUSY, NOTICE_NO_BOT, no_table, not_seated
 from server.game.rooms import Rooms, TableLost
 from server.game.seats import Seats
 from server.game.tables import Table
-from server.protocol import Chat, ChatLine, OpenTable, SeatMoved, WatchTable, error, out
+from server.protocol import Chat, ChatLine, OpenTable, SeatMoved, ServerMessage, WatchTable, error, out
 from server.settings import Settings
 
 T = TypeVar("T")
 TableT = TypeVar("TableT", Table, FourTable)
+BOT_ANSWER_S = 15.0
+"""A bot turn unanswered this long is asked again (a message lost between processes); a bot thinks ≤ 5 s."""
+BOT_TURN_MAX_MS = 5000
+"""The longest a bot is told to think (``bot_turn``'s ``time_ms``), whatever is left of the move clock."""
 
 
 class RoomCore(Generic[TableT]):
@@ -53,6 +57,44 @@ class RoomCore(Generic[TableT]):
     def lock(self) -> asyncio.Lock:
         """Return the lock that orders the room's commands."""
         return self.table.lock
+
+    async def broadcast(self, event: dict[str, Any] | None) -> None:
+        """Tell each seat its own view and every spectator the public one (each kind of room its own way)."""
+        raise NotImplementedError
+
+    async def ask_bot(self, turn_message: Callable[[int, int, str, int], ServerMessage], *, four: bool) -> None:
+        """If a bot is to move, give the turn to a bot of its level with room and send it
+        ``turn_message(seat, turn, level, time_ms)``; with none, say in the table's notice that the turn waits.
+
+        No bot, no clock: a bot seat does not forfeit for want of a bot; the clock restarts with one.
+        ``four``: a four-player seat's turn (only bots that play four-player levels are asked).
+        """
+        table = self.table
+        deal = table.deal
+        if deal is None or table.status != "playing":
+            return
+        seat = deal.to_move
+        s = table.seats[seat]
+        if s is None or not s.is_bot:
+            return
+        turn = table.move_number
+        assert s.level is not None
+        bot, served = self.rooms.pool.assign(table.id, turn, s.level, four=four)
+        if bot is None:
+            table.deadline = None
+        elif table.deadline is None:
+            table.deadline = time.time() + self.settings.move_timeout_s
+        notice = (None if bot else NOTICE_BOTS_BUSY if served else NOTICE_NO_BOT)
+        if notice != table.notice:
+            table.notice = notice
+            await self.broadcast({"kind": "notice"})
+        if bot is None:
+            return
+        table.bot_retry_at = time.time() + BOT_ANSWER_S
+        remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
+        message = turn_message(seat, turn, s.level, min(remaining_ms // 2, BOT_TURN_MAX_MS))
+        table.bot_asked = time.perf_counter()
+        await bot.send(out(message))
 
     async def stored(self, write: Awaitable[T]) -> T:
         """Await a write for the table; if its fence was refused, drop the table at once and raise :class:`TableLost`.

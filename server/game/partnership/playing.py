@@ -16,13 +16,13 @@ from typing import Any
 
 from server.game.connection import Connection
 from server.game.partnership.table import VARIANT_KEY, FourTable, default_level
-from server.game.playing import BOT_ANSWER_S, BOT_RETRY_S, NEXT_DEAL_WAIT_S
+from server.game.playing import BOT_RETRY_S, NEXT_DEAL_WAIT_S
 from server.game.records import GameEnd, Leave, MatchDeal, MatchEnd, NewGame
-from server.game.replies import NOTICE_BOTS_BUSY, NOTICE_NO_BOT, not_seated
+from server.game.replies import not_seated
 from server.game.room_common import RoomCore
 from server.game.rooms import TableLost
 from server.game.tables import Seat
-from server.protocol import Play, error, out, table_message
+from server.protocol import Play, error, table_message
 from server.protocol_four import PartnershipBotTurn
 from server.store.movelog import partnership_move_fields
 from tressette import SUITS, CardError, IllegalMoveError, card_name, parse_card, suit_of
@@ -40,7 +40,7 @@ log = logging.getLogger("treset.hub")
 
 BAD_DECLARATION = {"declaration_not_allowed", "false_declaration"}
 BAD_SIGNAL = {"signal_not_allowed", "false_signal"}
-__all__ = ["BOT_ANSWER_S", "NEXT_DEAL_WAIT_S", "PartnershipPlaying"]
+__all__ = ["NEXT_DEAL_WAIT_S", "PartnershipPlaying"]
 
 
 class PartnershipPlaying(RoomCore[FourTable]):
@@ -274,33 +274,14 @@ class PartnershipPlaying(RoomCore[FourTable]):
 
     async def dispatch_bot(self) -> None:
         """If a bot is to move, give the turn to a bot of its level with room (or note that it waits)."""
+        await self.ask_bot(self._bot_turn, four=True)
+
+    def _bot_turn(self, seat: int, turn: int, level: str, time_ms: int) -> PartnershipBotTurn:
+        """Return the four-player ``bot_turn``: the seat's view, with the match."""
         table = self.table
-        deal = table.deal
-        if deal is None or table.status != "playing":
-            return
-        seat = deal.to_move
-        s = table.seats[seat]
-        if s is None or not s.is_bot:
-            return
-        turn = table.move_number
-        assert s.level is not None
-        bot, served = self.rooms.pool.assign(table.id, turn, s.level, four=True)
-        if bot is None:
-            table.deadline = None
-        elif table.deadline is None:
-            table.deadline = time.time() + self.settings.move_timeout_s
-        notice = (None if bot else NOTICE_BOTS_BUSY if served else NOTICE_NO_BOT)
-        if notice != table.notice:
-            table.notice = notice
-            await self.broadcast({"kind": "notice"})
-        if bot is None:
-            return
-        table.bot_retry_at = time.time() + BOT_ANSWER_S
-        state = view_of_partnership(deal, seat, table.match).to_dict()
-        remaining_ms = int(max(0.05, (table.deadline or time.time()) - time.time()) * 1000)
-        table.bot_asked = time.perf_counter()
-        await bot.send(out(PartnershipBotTurn(table_id=table.id, turn=turn, level=s.level,
-                                              time_ms=min(remaining_ms // 2, 5000), state=state)))
+        assert table.deal is not None
+        state = view_of_partnership(table.deal, seat, table.match).to_dict()
+        return PartnershipBotTurn(table_id=table.id, turn=turn, level=level, time_ms=time_ms, state=state)
 
     async def send_table(self, conn: Connection, seat: int | None, event: dict[str, Any] | None) -> None:
         """Send ``conn`` the table as ``seat`` (None: a spectator) sees it, with ``event``."""
