@@ -25,20 +25,10 @@ from server.game.records import Leave
 from server.store.models import Game, MatchRow, PartnershipLeaver, UserTotals
 from server.store.ratings import Rating
 from server.store.ratings import update as glicko
+from server.store.totals import totals_row
 
 VARIANT = "partnership"
 """The totals' and ratings' key of the four-player game (and its ``games.variant``)."""
-
-
-def _totals(*, session: Session, user_id: int) -> UserTotals:
-    """Return a user's four-player totals, locked to the commit (a fresh row if missing)."""
-    totals = session.get(UserTotals, (user_id, VARIANT), with_for_update=True)
-    if totals is None:
-        fresh = Rating()
-        totals = UserTotals(user_id=user_id, variant=VARIANT, games=0, wins=0, points=0, rating=fresh.rating,
-                            rating_rd=fresh.rd, rating_volatility=fresh.volatility)
-        session.add(totals)
-    return totals
 
 
 def _rating(totals: UserTotals) -> Rating:
@@ -70,7 +60,7 @@ def rate_four(players: list[UserTotals], winner: int | None) -> None:
 
 def _four_totals(session: Session, ids: list[int]) -> dict[int, UserTotals]:
     # Locked in one order (by user id) so two games of the same players ending together cannot deadlock.
-    totals = {uid: _totals(session=session, user_id=uid) for uid in sorted(set(ids))}
+    totals = {uid: totals_row(session=session, user_id=uid, variant=VARIANT, lock=True) for uid in sorted(set(ids))}
     session.flush()
     return totals
 

@@ -18,6 +18,7 @@ from server.game.records import EndRefused, aborted
 from server.store import partnership
 from server.store.models import AuthToken, Game, MatchRow, Move, User, UserTotals
 from server.store.ratings import Rating, after_game
+from server.store.totals import totals_row as totals_row  # the repositories' own, kept under their name
 
 _hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
 _hash_slots = threading.BoundedSemaphore(2)
@@ -302,20 +303,6 @@ def rate(a: UserTotals, b: UserTotals, *, winner: int) -> None:
                         Rating(b.rating, b.rating_rd, b.rating_volatility), winner)
     for totals, rating in ((a, ra), (b, rb)):
         totals.rating, totals.rating_rd, totals.rating_volatility = rating.rating, rating.rd, rating.volatility
-
-
-def totals_row(*, session: Session, user_id: int, variant: str, lock: bool = False) -> UserTotals:
-    """Return a user's totals in ``variant``, adding a fresh row (unrated, no games) if missing.
-
-    ``lock``: hold the row until the commit (another transaction adding a game to it waits; no update is lost).
-    """
-    totals = session.get(UserTotals, (user_id, variant), with_for_update=lock or None)
-    if totals is None:
-        fresh = Rating()
-        totals = UserTotals(user_id=user_id, variant=variant, games=0, wins=0, points=0, rating=fresh.rating,
-                            rating_rd=fresh.rd, rating_volatility=fresh.volatility)
-        session.add(totals)
-    return totals
 
 
 def unfinished_games(*, session: Session, table_ids: Collection[str] | None = None) -> list[Game]:
