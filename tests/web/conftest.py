@@ -17,6 +17,24 @@ CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(os.environ.get("TRESET_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
 DESKTOP = {"width": 1200, "height": 850}
 PHONE = {"width": 390, "height": 844}
+SHOT_LANGS = ("en", "it", "hr")
+"""The languages a page's screenshots are taken in by :func:`shots_in_languages`."""
+
+
+def shots_in_languages(page: Page, name: str, desktop: dict[str, int] = DESKTOP) -> None:
+    """Save the page at ``desktop`` and phone size in English, Italian and Croatian as ``NAME-SIZE-LANG.png``
+    (nothing may stick out sideways); leave it in English at ``desktop`` size."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for lang in SHOT_LANGS:
+        page.select_option("#lang", lang)
+        for size, viewport in (("desktop", desktop), ("phone", PHONE)):
+            page.set_viewport_size(viewport)  # type: ignore[arg-type]
+            page.wait_for_timeout(150)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= viewport["width"], f"{name} ({lang}, {size}): {width}px wide on a {viewport['width']}px screen"
+            page.screenshot(path=str(SHOTS / f"{name}-{size}-{lang}.png"), full_page=True, animations="disabled")
+    page.select_option("#lang", "en")
+    page.set_viewport_size(desktop)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")

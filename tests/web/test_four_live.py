@@ -29,14 +29,13 @@ from tests import local_http
 from tests.conftest import LiveServer, launch_server
 from tests.server.db import admin_token
 from tests.server.four import deal_from_rows
-from tests.web.conftest import PHONE, SHOTS, real_bot
+from tests.web.conftest import real_bot, shots_in_languages
 from tests.web.test_table_ux import _guest
 
 pytestmark = [pytest.mark.browser]
 BOT_TOKEN = "four-live-bots-token-0123456789abcdef"
 WAIT_MS = 30_000
 DESKTOP = {"width": 1280, "height": 800}
-LANGS = ("en", "it", "hr")
 BOTS = ["bot-rules", "bot-rules-2", "bot-rules-3"]
 
 # Keeps a copy of every message the page sends, and sends it on (the real server answers).
@@ -76,19 +75,8 @@ def _sent(page: Page, kind: str) -> list[dict[str, Any]]:
 
 
 def _shots(page: Page, name: str) -> None:
-    """Save the page at desktop and phone size in English, Italian and Croatian (nothing may stick out sideways);
-    leave it in English at desktop size."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for lang in LANGS:
-        page.select_option("#lang", lang)
-        for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-            page.set_viewport_size(viewport)  # type: ignore[arg-type]
-            page.wait_for_timeout(150)
-            width = page.evaluate("document.documentElement.scrollWidth")
-            assert width <= viewport["width"], f"{name} ({lang}, {size}): {width}px wide on a {viewport['width']}px screen"
-            page.screenshot(path=str(SHOTS / f"four-live-{name}-{size}-{lang}.png"), full_page=True, animations="disabled")
-    page.select_option("#lang", "en")
-    page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
+    """Save the page in each language at desktop and phone size as ``four-live-NAME-...`` (:func:`shots_in_languages`)."""
+    shots_in_languages(page, f"four-live-{name}", DESKTOP)
 
 
 def _open_four(browser: Browser, url: str, target: int) -> tuple[Page, str]:

@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import LiveServer, launch_server
-from tests.web.conftest import PHONE, SHOTS
+from tests.web.conftest import SHOTS, shots_in_languages
 from tests.web.four_fixture import (
     TABLE_ID,
     FourTable,
@@ -37,7 +37,6 @@ from tressette import card_name
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT_MS = 15_000
 DESKTOP = {"width": 1280, "height": 800}
-LANGS = ("en", "it", "hr")
 SUIT_EN = {"K": "Cups", "D": "Coins", "S": "Swords", "B": "Batons"}
 RANKS_EN = {"AS": "Aces", "2": "Twos", "3": "Threes"}
 SIGNALS_EN = {"busso": "busso (knock)", "volo": "volo (fly)", "striscio": "striscio (drag)"}
@@ -98,19 +97,8 @@ def _stamp(msg: dict[str, Any]) -> dict[str, Any]:
 
 
 def _shots(page: Page, name: str) -> None:
-    """Save the page at desktop and phone size in English, Italian and Croatian (nothing may stick out sideways);
-    leave it in English at desktop size."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for lang in LANGS:
-        page.select_option("#lang", lang)
-        for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-            page.set_viewport_size(viewport)  # type: ignore[arg-type]
-            page.wait_for_timeout(150)
-            width = page.evaluate("document.documentElement.scrollWidth")
-            assert width <= viewport["width"], f"{name} ({lang}, {size}): {width}px wide on a {viewport['width']}px screen"
-            page.screenshot(path=str(SHOTS / f"four-{name}-{size}-{lang}.png"), full_page=True, animations="disabled")
-    page.select_option("#lang", "en")
-    page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
+    """Save the page in each language at desktop and phone size as ``four-NAME-...`` (:func:`shots_in_languages`)."""
+    shots_in_languages(page, f"four-{name}", DESKTOP)
 
 
 def _english(d: dict[str, Any]) -> str:
