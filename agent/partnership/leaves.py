@@ -27,18 +27,20 @@ from typing import TypeAlias
 from agent.partnership.position import OpenPosition
 from agent.partnership.solver import DoubleDummySolver
 from agent.partnership_player import choose_partnership_move
-from tressette.partnership import PartnershipDeal, PartnershipMove, partnership_of, view_of_partnership
+from tressette.partnership import (
+    N_TRICKS,
+    PartnershipDeal,
+    PartnershipMove,
+    partnership_of,
+    view_of_partnership,
+)
 
 WorldEvaluator: TypeAlias = Callable[[PartnershipDeal, Sequence[PartnershipMove]], list[float]]
 """``evaluate(deal, moves)``: each move's final thirds for the mover's partnership in this world."""
 
-TRICKS = 10
-"""Tricks in a four-player deal (ten cards a hand)."""
-
-
 def tricks_left(deal: PartnershipDeal) -> int:
     """Return the tricks not yet finished (the one in progress counts)."""
-    return TRICKS - len(deal.history)
+    return N_TRICKS - len(deal.history)
 
 
 def _declared_thirds(deal: PartnershipDeal, side: int, move: PartnershipMove) -> int:
@@ -86,7 +88,7 @@ class SolverLeaves:
 
     def __init__(self, exact_tricks: int = 6, leaf_tricks: int = 5) -> None:
         """Set the thresholds (tricks left); they must be between 0 and 10."""
-        if not (0 <= leaf_tricks <= TRICKS and 0 <= exact_tricks <= TRICKS):
+        if not (0 <= leaf_tricks <= N_TRICKS and 0 <= exact_tricks <= N_TRICKS):
             raise ValueError("the thresholds are tricks left, from 0 to 10")
         self.exact_tricks = exact_tricks
         self.leaf_tricks = leaf_tricks
