@@ -146,6 +146,8 @@ def test_four_player_analysis_page(browser: Browser, pg_url: str, start_server: 
     phone.select_option("#lang", "sl")
     expect(phone.locator("#analysis-explain")).to_contain_text("Vse štiri roke odprte")
     expect(phone.locator("#analysis .an-graph-title")).to_have_text("Točke ob odprtih kartah")
-    assert re.search(r"\d", phone.locator("#analysis-now-1").inner_text())
+    # The partnership's points as players count them: "4", "4⅓", or "⅔" alone (no digit: thirds under one point).
+    now = phone.locator("#analysis-now-1").inner_text()
+    assert re.search(r": (\d+[⅓⅔]?|[⅓⅔])$", now), now
     _shot(phone, "analysis-four-phone-sl", PHONE["width"])
     bot.close()
